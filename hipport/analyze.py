@@ -1,0 +1,375 @@
+"""Match the rules against one parsed file: produce edits (the port) and findings (the rest).
+
+One pass per file, driven by cheap byte scans that find *candidates* and by the syntax tree
+that confirms them:
+
+1. The set of words in the file is intersected with the rule names; only the names present
+   are searched for, and each hit is looked up in the tree: it is rewritten only when the
+   token there is an identifier in code (never inside a comment, string or character literal,
+   also inside macro bodies, which the grammar keeps as opaque text).
+2. ``#include`` directives are mapped through the header rules; a quoted include that names a
+   file of the project is never touched (except that ``"x.cu"`` follows the rename to
+   ``"x.hip"``), and a second ``hip/hip_runtime.h`` include is dropped.
+3. Kernel launches (``<<<...>>>``) are kept, or with ``launch_syntax="hip"`` rewritten to
+   ``hipLaunchKernelGGL`` by editing only their punctuation.
+4. ``asm`` blocks and every use of a name whose status is unsupported, removed, deprecated or
+   experimental become findings.
+5. A ``.cu`` file that includes no HIP runtime header gets ``#include <hip/hip_runtime.h>``
+   (nvcc includes ``cuda_runtime.h`` in every ``.cu`` translation unit implicitly), placed
+   after any leading comment block, ``#pragma once`` or include-guard opening.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+import tree_sitter
+
+from .edits import Edit
+from .findings import Finding
+from .parse import error_regions, macro_body_non_code
+from .rules import Mapping, RuleSet
+
+HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
+#: Headers whose inclusion makes the HIP runtime (and the kernel language) available.
+RUNTIME_HEADERS = frozenset({HIP_RUNTIME_HEADER})
+
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include\b", re.MULTILINE)
+_LAUNCH = re.compile(rb"<<<")
+_MAIN = re.compile(rb"(?<![A-Za-z0-9_])main[ \t\r\n]*\(")
+_ASM_WORDS = frozenset({b"asm", b"__asm__", b"__asm"})
+_IDENTIFIER_TYPES = frozenset({"identifier", "type_identifier", "namespace_identifier", "ERROR"})
+_SKIPPED_DIRECTIVES = frozenset({b"#error", b"#warning"})
+_FINDING_STATUSES = {
+    "unsupported": "unsupported-api",
+    "removed": "removed-api",
+    "deprecated": "deprecated-api",
+    "experimental": "experimental-api",
+}
+
+
+@dataclass
+class FileAnalysis:
+    """What :func:`analyze_file` found in one file.
+
+    Attributes:
+        edits: byte edits that port the file (apply with :func:`hipport.edits.apply_edits`).
+        findings: reported constructs, in source order.
+        references_rewritten: identifiers and include paths replaced.
+        kernel_launches: ``<<<...>>>`` launches seen.
+        defines_main: the file defines a ``main`` function (an executable's entry point).
+        uses_cuda: a CUDA name, launch or header was seen (the file needs the HIP language).
+        parse_error_regions: regions the grammar could not parse.
+    """
+
+    edits: list[Edit] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    references_rewritten: int = 0
+    kernel_launches: int = 0
+    defines_main: bool = False
+    uses_cuda: bool = False
+    parse_error_regions: int = 0
+
+
+HeaderResolver = Callable[[str], "str | None"]
+"""Maps a quoted include name to the project-relative path of the file it names, or None."""
+
+
+class _FileContext:
+    """State shared by the passes over one file."""
+
+    def __init__(self, path: str, source: bytes, tree: tree_sitter.Tree, rules: RuleSet):
+        self.path = path
+        self.source = source
+        self.root = tree.root_node
+        self.rules = rules
+        self.result = FileAnalysis()
+        self._macro_masks: dict[int, list[tuple[int, int]]] = {}
+
+    def node_at(self, start: int, end: int) -> tree_sitter.Node:
+        return self.root.descendant_for_byte_range(start, end)
+
+    def text(self, node: tree_sitter.Node) -> bytes:
+        return self.source[node.start_byte:node.end_byte]
+
+    def report(self, check_name: str, node_or_point, name: str = "", **fields: str) -> None:
+        check = self.rules.check(check_name)
+        row, column = node_or_point.start_point if hasattr(node_or_point, "start_point") else node_or_point
+        self.result.findings.append(Finding(
+            path=self.path, line=row + 1, column=column + 1,
+            rule_id=check.id, rule_name=check.name, severity=check.severity,
+            message=check.message.format(name=name, **fields),
+            fix=check.fix.format(name=name, **fields),
+            name=name,
+        ))
+
+    def in_macro_code(self, node: tree_sitter.Node, start: int) -> bool:
+        """True when byte ``start`` inside the macro body ``node`` is code, not a comment or literal."""
+        parent = node.parent
+        if parent is not None and parent.type == "preproc_call":
+            directive = parent.child_by_field_name("directive")
+            if directive is not None and self.text(directive) in _SKIPPED_DIRECTIVES:
+                return False
+        mask = self._macro_masks.get(node.start_byte)
+        if mask is None:
+            mask = macro_body_non_code(self.text(node))
+            self._macro_masks[node.start_byte] = mask
+        offset = start - node.start_byte
+        return not any(lo <= offset < hi for lo, hi in mask)
+
+
+def _mapping_fields(mapping: Mapping) -> dict[str, str]:
+    versions = mapping.versions
+    since = versions.get("cuda_deprecated") or versions.get("hip_deprecated")
+    return {
+        "hip": mapping.hip or "",
+        "kind": mapping.kind,
+        "family": mapping.family,
+        "note": f" ({mapping.note})" if mapping.note else "",
+        "cuda_removed": versions.get("cuda_removed", "?"),
+        "mapped": f"; mapped to {mapping.hip}" if mapping.hip else "; left unchanged",
+        "since": f" since {'CUDA' if versions.get('cuda_deprecated') else 'HIP'} {since}" if since else "",
+    }
+
+
+def _rewrite_identifiers(ctx: _FileContext, words: set[bytes]) -> None:
+    names = sorted((w for w in words if w.decode("latin-1") in ctx.rules.identifiers), key=len, reverse=True)
+    if not names:
+        return
+    pattern = re.compile(rb"(?<![A-Za-z0-9_])(?:" + b"|".join(names) + rb")(?![A-Za-z0-9_])")
+    for match in pattern.finditer(ctx.source):
+        start, end = match.span()
+        node = ctx.node_at(start, end)
+        if node.type == "preproc_arg":
+            if not ctx.in_macro_code(node, start):
+                continue
+        elif node.type not in _IDENTIFIER_TYPES:
+            continue
+        name = match.group().decode("ascii")
+        mapping = ctx.rules.identifiers[name]
+        ctx.result.uses_cuda = True
+        if mapping.hip and mapping.hip != name:
+            ctx.result.edits.append(Edit(start, end, mapping.hip.encode("ascii")))
+            ctx.result.references_rewritten += 1
+        check_name = _FINDING_STATUSES.get(mapping.status)
+        if check_name:
+            row = ctx.source.count(b"\n", 0, start)
+            column = start - (ctx.source.rfind(b"\n", 0, start) + 1)
+            ctx.report(check_name, (row, column), name=name, **_mapping_fields(mapping))
+
+
+def _include_path_node(include: tree_sitter.Node) -> tree_sitter.Node | None:
+    return include.child_by_field_name("path")
+
+
+def _line_start(source: bytes, offset: int) -> int:
+    """Start of the line holding ``offset`` if only blanks precede ``offset`` on it, else ``offset``."""
+    begin = source.rfind(b"\n", 0, offset) + 1
+    return begin if source[begin:offset].strip(b" \t") == b"" else offset
+
+
+def _rewrite_includes(ctx: _FileContext, resolve_header: HeaderResolver) -> set[str]:
+    """Map include paths; returns the set of headers the ported file includes."""
+    included: dict[tuple[int, str], tree_sitter.Node] = {}
+    headers: set[str] = set()
+    for match in _INCLUDE.finditer(ctx.source):
+        node = ctx.node_at(match.end() - 1, match.end())
+        while node is not None and node.type != "preproc_include":
+            node = node.parent
+        if node is None:
+            continue
+        path_node = _include_path_node(node)
+        if path_node is None:
+            continue
+        raw = ctx.text(path_node)
+        quoted = path_node.type == "string_literal"
+        if path_node.type not in ("string_literal", "system_lib_string") or len(raw) < 2:
+            continue
+        name = raw[1:-1].decode("utf-8", "replace")
+        new_name = name
+        if quoted and (project_file := resolve_header(name)) is not None:
+            if name.endswith(".cu") and project_file.endswith(".cu"):
+                new_name = name[:-3] + ".hip"
+        else:
+            mapping = ctx.rules.headers.get(name)
+            if mapping is not None:
+                ctx.result.uses_cuda = True
+                if mapping.hip:
+                    new_name = mapping.hip
+                check_name = _FINDING_STATUSES.get(mapping.status)
+                if check_name:
+                    ctx.report(check_name, path_node, name=name, **_mapping_fields(mapping))
+        parent_key = (node.parent.start_byte if node.parent else -1, new_name)
+        if new_name == HIP_RUNTIME_HEADER and parent_key in included:
+            # A second hip_runtime.h include in the same block: drop the whole line.
+            ctx.result.edits.append(Edit(_line_start(ctx.source, node.start_byte), node.end_byte, b""))
+            ctx.result.references_rewritten += 1
+            continue
+        included[parent_key] = node
+        headers.add(new_name)
+        if new_name != name:
+            ctx.result.edits.append(Edit(path_node.start_byte + 1, path_node.end_byte - 1, new_name.encode("utf-8")))
+            ctx.result.references_rewritten += 1
+    return headers
+
+
+def _kernel_name_needs_wrapper(function: tree_sitter.Node) -> bool:
+    node = function
+    while node.type == "qualified_identifier":
+        name = node.child_by_field_name("name")
+        if name is None:
+            break
+        node = name
+    return node.type == "template_function"
+
+
+def _rewrite_launches(ctx: _FileContext, launch_syntax: str) -> None:
+    for match in _LAUNCH.finditer(ctx.source):
+        token = ctx.node_at(match.start(), match.end())
+        config = token.parent
+        if token.type != "<<<" or config is None or config.type != "kernel_call_syntax":
+            continue
+        call = config.parent
+        if call is None or call.type != "call_expression":
+            continue
+        ctx.result.kernel_launches += 1
+        ctx.result.uses_cuda = True
+        if launch_syntax != "hip":
+            continue
+        function = call.child_by_field_name("function")
+        arguments = call.child_by_field_name("arguments")
+        closing = config.children[-1]
+        config_args = [c for c in config.named_children if c.type != "comment"]
+        if function is None or arguments is None or closing.type != ">>>" or not 2 <= len(config_args) <= 4:
+            continue
+        wrap = _kernel_name_needs_wrapper(function)
+        defaults = b"".join(b", 0" for _ in range(4 - len(config_args)))
+        has_args = any(c.type != "comment" for c in arguments.named_children)
+        ctx.result.edits.append(Edit(function.start_byte, function.start_byte,
+                                     b"hipLaunchKernelGGL(" + (b"HIP_KERNEL_NAME(" if wrap else b"")))
+        ctx.result.edits.append(Edit(token.start_byte, config_args[0].start_byte, b"), " if wrap else b", "))
+        ctx.result.edits.append(Edit(config_args[-1].end_byte, arguments.start_byte + 1,
+                                     defaults + (b", " if has_args else b"")))
+
+
+def _report_inline_asm(ctx: _FileContext) -> None:
+    for match in re.finditer(rb"(?<![A-Za-z0-9_])(?:__asm__|__asm|asm)(?![A-Za-z0-9_])", ctx.source):
+        token = ctx.node_at(match.start(), match.end())
+        if token.type not in ("asm", "__asm__", "__asm", "identifier"):
+            continue
+        statement = token.parent
+        if token.type == "identifier" or statement is None or statement.type != "gnu_asm_expression":
+            # asm the grammar did not recognise (inside an ERROR region): still report it.
+            if token.type == "identifier" and not (token.parent and token.parent.type in ("call_expression", "ERROR")):
+                continue
+            ctx.report("inline-ptx", token, name="asm", statement=match.group().decode(), instructions="(unparsed)")
+            continue
+        qualifiers = [ctx.text(c).decode() for c in statement.children if c.type == "gnu_asm_qualifier"]
+        template = statement.child_by_field_name("assembly_code")
+        instructions: list[str] = []
+        if template is not None:
+            body = b"".join(ctx.text(c) for c in _string_contents(template))
+            for part in re.split(rb"[;\n]|\\n", body):
+                word = part.strip().split(None, 1)
+                if word and not word[0].startswith((b"{", b"}", b"//")):
+                    opcode = word[0].decode("utf-8", "replace")
+                    if opcode not in instructions:
+                        instructions.append(opcode)
+        ctx.report("inline-ptx", token, name="asm",
+                   statement=" ".join([ctx.text(token).decode()] + qualifiers),
+                   instructions=", ".join(instructions) or "(empty template)")
+
+
+def _string_contents(node: tree_sitter.Node):
+    if node.type in ("string_content", "escape_sequence"):
+        yield node
+        return
+    for child in node.named_children:
+        yield from _string_contents(child)
+
+
+def _find_main(ctx: _FileContext) -> None:
+    for match in _MAIN.finditer(ctx.source):
+        token = ctx.node_at(match.start(), match.start() + 4)
+        declarator = token.parent
+        if token.type != "identifier" or declarator is None or declarator.type != "function_declarator":
+            continue
+        definition = declarator.parent
+        if definition is not None and definition.type == "function_definition":
+            ctx.result.defines_main = True
+            return
+
+
+def _implicit_include_offset(ctx: _FileContext) -> int:
+    """Where ``#include <hip/hip_runtime.h>`` goes in a file that lacks it (a line start)."""
+    for node in ctx.root.children:
+        if node.type == "comment":
+            continue
+        if node.type == "preproc_call" and ctx.text(node).split() == [b"#pragma", b"once"]:
+            return node.end_byte
+        if node.type == "preproc_ifdef" and ctx.text(node).startswith(b"#ifndef"):
+            guard = node.child_by_field_name("name")
+            for child in node.named_children:
+                if child.type == "preproc_def":
+                    define_name = child.child_by_field_name("name")
+                    if guard is not None and define_name is not None and ctx.text(define_name) == ctx.text(guard):
+                        return child.end_byte
+                    break
+        return _line_start(ctx.source, node.start_byte)
+    return len(ctx.source)
+
+
+def _insert_runtime_include(ctx: _FileContext) -> None:
+    offset = _implicit_include_offset(ctx)
+    newline = b"\r\n" if b"\r\n" in ctx.source else b"\n"
+    prefix = b"" if offset == 0 or ctx.source[offset - 1:offset] == b"\n" else newline
+    ctx.result.edits.append(Edit(offset, offset, prefix + b"#include <hip/hip_runtime.h>" + newline))
+
+
+def analyze_file(
+    path: str,
+    source: bytes,
+    tree: tree_sitter.Tree,
+    rules: RuleSet,
+    *,
+    is_cuda_unit: bool,
+    launch_syntax: str = "chevron",
+    resolve_header: HeaderResolver = lambda name: None,
+) -> FileAnalysis:
+    """Port one parsed file.
+
+    Args:
+        path: the file's path relative to the tree root (``/`` separators), used in findings.
+        source: the file content (bytes, any encoding; only ASCII names are rewritten).
+        tree: ``source`` parsed with :func:`hipport.parse.new_parser`.
+        rules: the loaded rules.
+        is_cuda_unit: the file is a ``.cu`` translation unit (gets the implicit runtime include).
+        launch_syntax: ``"chevron"`` keeps ``<<<...>>>``; ``"hip"`` emits ``hipLaunchKernelGGL``.
+        resolve_header: see :data:`HeaderResolver`.
+
+    Returns:
+        A :class:`FileAnalysis`; nothing is written.
+    """
+    ctx = _FileContext(path, source, tree, rules)
+    words = set(_WORD.findall(source))
+    _rewrite_identifiers(ctx, words)
+    headers = _rewrite_includes(ctx, resolve_header) if b"include" in words else set()
+    if b"<<<" in source:
+        _rewrite_launches(ctx, launch_syntax)
+    if words & _ASM_WORDS:
+        _report_inline_asm(ctx)
+    if b"main" in words:
+        _find_main(ctx)
+    if is_cuda_unit and not headers & RUNTIME_HEADERS:
+        _insert_runtime_include(ctx)
+        ctx.result.uses_cuda = True
+    if tree.root_node.has_error:
+        regions = error_regions(tree)
+        ctx.result.parse_error_regions = len(regions)
+        first = regions[0]
+        ctx.report("parse-error", (first.row, first.column), count=str(len(regions)))
+    ctx.result.findings.sort(key=Finding.sort_key)
+    return ctx.result

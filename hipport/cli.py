@@ -1,0 +1,85 @@
+"""The ``hipport`` command line (built with click).
+
+Exit codes: 0 success; 2 bad usage or input (a message names the file, and the line where
+there is one).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from tqdm import tqdm
+
+from . import __version__
+from .cmake import DEFAULT_OFFLOAD_ARCHS, validate_offload_archs
+from .convert import LAUNCH_SYNTAXES, REPORT_MARKDOWN, ConvertOptions, convert_tree
+from .discover import DiscoveryError
+from .rules import RuleError, default_rules
+
+
+class InputError(click.ClickException):
+    """Bad usage or input: printed as ``Error: <file>:<line>: <message>``, exit status 2."""
+
+    exit_code = 2
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="hipport")
+def main() -> None:
+    """Port CUDA source trees to HIP."""
+
+
+def _split_archs(_ctx, _param, value: str) -> tuple[str, ...]:
+    archs = [a.strip() for a in value.replace(",", ";").split(";") if a.strip()]
+    try:
+        return tuple(validate_offload_archs(archs))
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+@main.command()
+@click.argument("src", type=click.Path(path_type=Path))
+@click.option("-o", "--output", "out", required=True, type=click.Path(path_type=Path),
+              help="Folder to write the HIP tree, CMake build and reports into.")
+@click.option("--exclude", multiple=True, metavar="PATTERN",
+              help="gitignore-style pattern (relative to SRC) of paths to leave out; repeatable.")
+@click.option("--launch-syntax", type=click.Choice(LAUNCH_SYNTAXES), default="chevron", show_default=True,
+              help="Keep kernel<<<...>>> launches, or rewrite them to hipLaunchKernelGGL.")
+@click.option("--offload-arch", "offload_archs", default=";".join(DEFAULT_OFFLOAD_ARCHS), show_default=True,
+              callback=_split_archs, metavar="LIST",
+              help="Default CMAKE_HIP_ARCHITECTURES of the generated CMake build (';' or ',' separated).")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Worker processes (0: one per CPU core).")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+def convert(src: Path, out: Path, exclude: tuple[str, ...], launch_syntax: str,
+            offload_archs: tuple[str, ...], jobs: int, quiet: bool) -> None:
+    """Port the CUDA file or tree SRC to HIP in the folder OUT (SRC is never modified)."""
+    options = ConvertOptions(exclude=exclude, launch_syntax=launch_syntax, offload_archs=offload_archs, jobs=jobs)
+    try:
+        rules = default_rules()
+        show_bar = not quiet and sys.stderr.isatty()
+        with tqdm(unit="file", disable=not show_bar, leave=False) as bar:
+            def progress(done: int, total: int) -> None:
+                bar.total = total
+                bar.update(done - bar.n)
+
+            result = convert_tree(src, out, options, rules, progress=progress)
+    except (DiscoveryError, RuleError) as error:
+        raise InputError(str(error)) from None
+    except OSError as error:
+        raise InputError(f"{error.filename or ''}: {error.strerror or error}") from None
+    except KeyboardInterrupt:
+        click.echo("hipport: interrupted; every file written so far is complete, the reports were not written",
+                   err=True)
+        sys.exit(130)
+    if not quiet:
+        click.echo(result.report.summary_text())
+        click.echo(f"report: {out / REPORT_MARKDOWN}")
+
+
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

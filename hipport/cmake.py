@@ -1,0 +1,101 @@
+"""Generate a CMake build (HIP language) for a ported tree that came without one.
+
+Targets: one executable per translation unit that defines ``main``; the other translation units
+of the same folder form a static library linked into that folder's executables. C++ files that
+use CUDA are compiled as HIP (``LANGUAGE HIP``); ``.hip`` files are HIP already.
+The template is ``templates/CMakeLists.txt.j2``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+import jinja2
+
+from . import __version__
+from .resources import data_dir
+
+#: The AMD offload architectures built by default: CDNA2 (MI200), CDNA3 (MI300), RDNA2, RDNA3.
+DEFAULT_OFFLOAD_ARCHS = ("gfx90a", "gfx942", "gfx1030", "gfx1100")
+_OFFLOAD_ARCH = re.compile(r"^(gfx[0-9a-f]+(:[a-z+-]+)*|sm_[0-9]+a?)$")
+
+
+@dataclass(frozen=True, slots=True)
+class UnitInfo:
+    """A translation unit of the ported tree: output path (``/`` separators), whether it defines
+    ``main``, and whether it uses CUDA/HIP (needs the HIP language)."""
+
+    out_rel: str
+    defines_main: bool
+    uses_hip: bool
+
+
+def cmake_quote(value: str) -> str:
+    """Quote ``value`` as one CMake quoted argument (spaces, ``;``, ``$``, ``"``, ``\\`` escaped)."""
+    escaped = (value.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$")
+               .replace(";", "\\;").replace("\n", "\\n"))
+    return f'"{escaped}"'
+
+
+def _identifier(text: str) -> str:
+    name = re.sub(r"[^A-Za-z0-9_]", "_", text).strip("_") or "target"
+    return name if not name[0].isdigit() else "t_" + name
+
+
+def validate_offload_archs(archs: list[str]) -> list[str]:
+    """Check offload architecture names (``gfx90a``, ``gfx942:xnack+``); raise ValueError on a bad one."""
+    for arch in archs:
+        if not _OFFLOAD_ARCH.match(arch):
+            raise ValueError(f"{arch!r} is not an offload architecture name such as gfx90a or gfx1100")
+    if not archs:
+        raise ValueError("at least one offload architecture is needed")
+    return archs
+
+
+def render_cmake(project_name: str, units: list[UnitInfo], offload_archs: list[str]) -> str:
+    """Render the CMakeLists.txt text for the ported tree.
+
+    Args:
+        project_name: used for ``project()`` (sanitised to a CMake identifier).
+        units: every translation unit of the output tree.
+        offload_archs: the default ``CMAKE_HIP_ARCHITECTURES`` list.
+    """
+    names: set[str] = set()
+
+    def unique(base: str) -> str:
+        name, n = base, 2
+        while name in names:
+            name, n = f"{base}_{n}", n + 1
+        names.add(name)
+        return name
+
+    by_dir: dict[str, list[UnitInfo]] = {}
+    for unit in sorted(units, key=lambda u: u.out_rel):
+        by_dir.setdefault(str(PurePosixPath(unit.out_rel).parent), []).append(unit)
+    libraries, executables = [], []
+    for folder, folder_units in by_dir.items():
+        library = None
+        others = [u.out_rel for u in folder_units if not u.defines_main]
+        mains = [u for u in folder_units if u.defines_main]
+        if others and mains:
+            stem = "common" if folder == "." else folder
+            library = unique(_identifier(stem) + "_lib")
+            libraries.append({"name": library, "sources": others})
+        for unit in mains:
+            stem = PurePosixPath(unit.out_rel).stem
+            executables.append({"name": unique(_identifier(stem)), "source": unit.out_rel, "library": library})
+    hip_cxx = [u.out_rel for u in units if u.uses_hip and not u.out_rel.endswith(".hip")
+               and not u.out_rel.endswith(".c")]
+    languages = ["CXX", "HIP"] + (["C"] if any(u.out_rel.endswith(".c") for u in units) else [])
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
+        undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
+    )
+    env.filters["q"] = cmake_quote
+    return env.get_template("CMakeLists.txt.j2").render(
+        version=__version__, project=_identifier(project_name), languages=" ".join(languages),
+        offload_archs=";".join(offload_archs), libraries=libraries, executables=executables,
+        hip_cxx_sources=sorted(hip_cxx),
+    )

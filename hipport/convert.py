@@ -1,0 +1,202 @@
+"""``hipport convert``: the whole pipeline for a tree.
+
+discover -> (per file, in parallel) read, parse, analyze, apply edits -> emit files -> CMake ->
+reports. The source tree is only read; every output file is written atomically.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+from .analyze import analyze_file
+from .cmake import DEFAULT_OFFLOAD_ARCHS, UnitInfo, render_cmake
+from .discover import TreeFile, discover
+from .edits import apply_edits
+from .emit import atomic_write
+from .findings import Finding
+from .parse import new_parser
+from .report import FileSummary, Report
+from .rules import RuleSet, default_rules
+
+REPORT_MARKDOWN = "hipport-report.md"
+REPORT_JSON = "hipport-report.json"
+LAUNCH_SYNTAXES = ("chevron", "hip")
+#: Below this many bytes of sources, converting in this process beats starting workers.
+_PARALLEL_THRESHOLD_BYTES = 2_000_000
+
+
+@dataclass(frozen=True)
+class ConvertOptions:
+    """Options of a conversion.
+
+    Attributes:
+        exclude: gitignore-style patterns of paths (relative to SRC) to leave out.
+        launch_syntax: ``chevron`` keeps ``<<<...>>>``; ``hip`` emits ``hipLaunchKernelGGL``.
+        offload_archs: default ``CMAKE_HIP_ARCHITECTURES`` of the generated CMake build.
+        jobs: worker processes (0: one per CPU core).
+    """
+
+    exclude: tuple[str, ...] = ()
+    launch_syntax: str = "chevron"
+    offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS
+    jobs: int = 0
+
+
+@dataclass(slots=True)
+class PortedFile:
+    """The result of porting one file: the content to write (the original bytes for a file that
+    is copied), its summary for the report, and what the CMake generator needs."""
+
+    file: TreeFile
+    output: bytes
+    summary: FileSummary
+    defines_main: bool = False
+    uses_hip: bool = False
+
+
+def _line_count(data: bytes) -> int:
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+class _HeaderResolver:
+    """Resolves a quoted include against the tree's files, as the preprocessor would: first
+    relative to the including file's folder, then relative to the tree root."""
+
+    def __init__(self, tree_files: frozenset[str], including: str):
+        self._files = tree_files
+        self._folder = posixpath.dirname(including)
+
+    def __call__(self, name: str) -> str | None:
+        for base in (self._folder, ""):
+            candidate = posixpath.normpath(posixpath.join(base, name))
+            if candidate in self._files:
+                return candidate
+        return None
+
+
+def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str],
+              parser=None) -> PortedFile:
+    """Read, parse and port one file (no writing).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    data = file.source.read_bytes()
+    summary = FileSummary(path=file.rel, output=file.out_rel, converted=file.convert)
+    if not file.convert:
+        return PortedFile(file, data, summary)
+    parser = parser or new_parser()
+    tree = parser.parse(data)
+    analysis = analyze_file(
+        file.rel, data, tree, rules, is_cuda_unit=file.is_cuda_unit,
+        launch_syntax=options.launch_syntax, resolve_header=_HeaderResolver(tree_files, file.rel),
+    )
+    findings = analysis.findings
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        check = rules.check("not-utf8")
+        bad_line = data.count(b"\n", 0, error.start) + 1
+        findings = sorted(findings + [Finding(
+            file.rel, bad_line, error.start - data.rfind(b"\n", 0, error.start), check.id, check.name,
+            check.severity, check.message.format(bad_line=bad_line), check.fix, "")], key=Finding.sort_key)
+    summary.lines = _line_count(data)
+    summary.references_rewritten = analysis.references_rewritten
+    summary.kernel_launches = analysis.kernel_launches
+    summary.parse_error_regions = analysis.parse_error_regions
+    summary.findings = findings
+    output = apply_edits(data, analysis.edits) if analysis.edits else data
+    return PortedFile(file, output, summary, analysis.defines_main, analysis.uses_cuda)
+
+
+# Worker-process state: rules and parser are made once per process by _init_worker.
+_worker_state: dict = {}
+
+
+def _init_worker(options: ConvertOptions, tree_files: frozenset[str]) -> None:
+    _worker_state.update(rules=default_rules(), parser=new_parser(), options=options, tree_files=tree_files)
+
+
+def _port_in_worker(file: TreeFile) -> PortedFile:
+    s = _worker_state
+    return port_file(file, s["rules"], s["options"], s["tree_files"], s["parser"])
+
+
+def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet) -> Iterator[PortedFile]:
+    tree_files = frozenset(f.rel for f in files)
+    jobs = options.jobs or os.cpu_count() or 1
+    size = sum(f.source.stat().st_size for f in files if f.convert)
+    if jobs == 1 or size < _PARALLEL_THRESHOLD_BYTES:
+        parser = new_parser()
+        for file in files:
+            yield port_file(file, rules, options, tree_files, parser)
+        return
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
+                             initargs=(options, tree_files)) as pool:
+        yield from pool.map(_port_in_worker, files, chunksize=max(1, len(files) // (jobs * 8)))
+
+
+@dataclass
+class ConversionResult:
+    """What :func:`convert_tree` did: the report and the paths it wrote (relative to OUT)."""
+
+    report: Report
+    written: list[str] = field(default_factory=list)
+
+
+def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(),
+                 rules: RuleSet | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> ConversionResult:
+    """Port the file or tree ``src`` into the folder ``out``.
+
+    Args:
+        src: a CUDA source file or folder (never written to).
+        out: the output folder (created; existing files of the same names are replaced).
+        options: see :class:`ConvertOptions`.
+        rules: loaded rules (default: the shipped ones).
+        progress: called after each file with (files done so far, files in all).
+
+    Returns:
+        A :class:`ConversionResult`; the reports are already written to ``out``.
+
+    Raises:
+        hipport.discover.DiscoveryError: bad SRC/OUT combination (nothing written).
+        hipport.rules.RuleError: invalid rule data (nothing written).
+        OSError: a file could not be read or written (files written so far are complete).
+    """
+    started = time.perf_counter()
+    rules = rules or default_rules()
+    files = discover(src, out, list(options.exclude))
+    result = ConversionResult(Report(
+        source=str(src), output=str(out),
+        options={"launch_syntax": options.launch_syntax, "offload_archs": list(options.offload_archs),
+                 "exclude": list(options.exclude)},
+        files=[],
+    ))
+    units: list[UnitInfo] = []
+    for done, ported in enumerate(_port_all(files, options, rules), 1):
+        file = ported.file
+        atomic_write(out / file.out_rel, ported.output, file.source.stat().st_mode)
+        result.written.append(file.out_rel)
+        result.report.files.append(ported.summary)
+        if file.convert and file.is_unit:
+            units.append(UnitInfo(file.out_rel, ported.defines_main, ported.uses_hip))
+        if progress:
+            progress(done, len(files))
+    has_cmake = any(f.rel == "CMakeLists.txt" for f in files)
+    if not has_cmake and units:
+        name = (src.resolve().name if src.is_dir() else src.stem) or "hipport_port"
+        atomic_write(out / "CMakeLists.txt", render_cmake(name, units, list(options.offload_archs)).encode())
+        result.written.append("CMakeLists.txt")
+        result.report.generated.append("CMakeLists.txt")
+    result.report.seconds = time.perf_counter() - started
+    for name, text in ((REPORT_JSON, result.report.json_text()), (REPORT_MARKDOWN, result.report.markdown_text())):
+        atomic_write(out / name, text.encode("utf-8"))
+        result.written.append(name)
+    return result

@@ -1,0 +1,113 @@
+"""Discover the files of a source tree and where each one goes in the output tree.
+
+The output mirrors the input: same folders, same names, except that ``.cu`` becomes ``.hip``.
+C, C++ and CUDA sources and headers are converted; every other file is copied unchanged, so the
+output is a complete tree. ``--exclude`` patterns use gitignore syntax (matched by ``pathspec``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import pathspec
+
+#: File suffixes that are parsed and converted (``.hip`` so that converting a port is a no-op).
+SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl", ".hip"})
+#: Suffixes of translation units (compiled on their own; headers are not).
+UNIT_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx", ".c", ".hip"})
+#: Folders never walked: version control metadata.
+ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn"})
+
+
+class DiscoveryError(ValueError):
+    """The input tree cannot be converted as asked (missing SRC, OUT inside SRC, name clash)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TreeFile:
+    """One file of the input tree.
+
+    Attributes:
+        source: absolute path of the input file.
+        rel: path relative to SRC, ``/`` separators (for a single-file SRC: its name).
+        out_rel: path relative to OUT (``rel`` with ``.cu`` renamed to ``.hip``).
+        convert: True for C/C++/CUDA sources and headers; False for files copied as they are.
+    """
+
+    source: Path
+    rel: str
+    out_rel: str
+    convert: bool
+
+    @property
+    def is_cuda_unit(self) -> bool:
+        return self.rel.endswith(".cu")
+
+    @property
+    def is_unit(self) -> bool:
+        return PurePosixPath(self.rel).suffix in UNIT_SUFFIXES
+
+
+def output_name(rel: str) -> str:
+    """Map a relative input path to its output path (``a/b.cu`` -> ``a/b.hip``)."""
+    return rel[:-3] + ".hip" if rel.endswith(".cu") else rel
+
+
+def build_exclude_spec(patterns: list[str]) -> pathspec.PathSpec:
+    """Compile gitignore-style ``patterns`` (as given to ``--exclude``)."""
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
+
+
+def discover(src: Path, out: Path, exclude: list[str]) -> list[TreeFile]:
+    """List the files to convert or copy, in sorted order.
+
+    Args:
+        src: a file or a directory.
+        out: the output directory (checked, not created).
+        exclude: gitignore-style patterns relative to ``src``.
+
+    Raises:
+        DiscoveryError: ``src`` does not exist; ``out`` equals ``src`` or lies inside it without
+            being excluded; two inputs map to the same output (``a.cu`` next to ``a.hip``).
+    """
+    if not src.exists():
+        raise DiscoveryError(f"{src}: no such file or directory")
+    spec = build_exclude_spec(exclude)
+    src_abs, out_abs = src.resolve(), out.resolve()
+    if src.is_file():
+        rel = src.name
+        return [TreeFile(src_abs, rel, output_name(rel), Path(rel).suffix in SOURCE_SUFFIXES)]
+    if out_abs == src_abs:
+        raise DiscoveryError(f"{out}: the output folder is the source folder; choose another -o")
+    if src_abs in out_abs.parents:
+        out_rel = out_abs.relative_to(src_abs).as_posix()
+        if not spec.match_file(out_rel + "/"):
+            raise DiscoveryError(
+                f"{out}: the output folder is inside the source tree {src}; "
+                f"choose another -o or add --exclude '{out_rel}/'"
+            )
+    files: list[TreeFile] = []
+    seen: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(src_abs):
+        base = Path(dirpath)
+        rel_dir = base.relative_to(src_abs).as_posix()
+        prefix = "" if rel_dir == "." else rel_dir + "/"
+        dirnames[:] = sorted(
+            d for d in dirnames
+            if d not in ALWAYS_SKIPPED_DIRS and not spec.match_file(prefix + d + "/")
+            and (base / d).resolve() != out_abs
+        )
+        for name in sorted(filenames):
+            rel = prefix + name
+            path = base / name
+            if spec.match_file(rel) or not path.is_file():
+                continue
+            out_rel = output_name(rel)
+            if out_rel in seen:
+                raise DiscoveryError(f"{src / rel}: would be written to {out_rel}, as {src / seen[out_rel]} is")
+            seen[out_rel] = rel
+            files.append(TreeFile(path, rel, out_rel, path.suffix in SOURCE_SUFFIXES))
+    files.sort(key=lambda f: f.rel)
+    return files

@@ -1,0 +1,76 @@
+"""Parse CUDA/C++ source bytes with tree-sitter and the tree-sitter-cuda grammar.
+
+Why this grammar: plain tree-sitter-cpp produces ERROR nodes on ``__global__`` and on
+``kernel<<<grid, block>>>(...)``; tree-sitter-cuda extends the C++ grammar with both (launches
+appear as ``kernel_call_syntax`` inside a ``call_expression``, inline assembly as
+``gnu_asm_expression``). Measured facts: ``shared/PARSING.md``.
+
+The grammar does not run the preprocessor: both sides of an ``#if`` are in the tree, and a
+macro body is one opaque ``preproc_arg`` token, which :func:`macro_body_code_mask` splits into
+code and non-code (comments, string and character literals).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import tree_sitter
+import tree_sitter_cuda
+
+LANGUAGE = tree_sitter.Language(tree_sitter_cuda.language())
+
+
+def new_parser() -> tree_sitter.Parser:
+    """Return a parser for the CUDA grammar (one per thread or process; parsers are not shared)."""
+    return tree_sitter.Parser(LANGUAGE)
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorRegion:
+    """A region the grammar could not parse: 0-based row/column of its start, and its kind
+    (``ERROR`` for unparsable text, ``MISSING`` for a token the parser had to assume)."""
+
+    row: int
+    column: int
+    kind: str
+
+
+def error_regions(tree: tree_sitter.Tree) -> list[ErrorRegion]:
+    """List the outermost ERROR and MISSING nodes of ``tree`` in source order.
+
+    Only subtrees flagged ``has_error`` are visited, so a clean tree costs one check.
+    """
+    regions: list[ErrorRegion] = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            regions.append(ErrorRegion(node.start_point[0], node.start_point[1],
+                                       "MISSING" if node.is_missing else "ERROR"))
+            continue
+        stack.extend(child for child in reversed(node.children) if child.has_error)
+    return regions
+
+
+# Comments, string literals (with raw-string prefixes) and character literals inside a macro body.
+_MACRO_NON_CODE = re.compile(
+    rb"""//[^\n]*(?:\\\n[^\n]*)*         # line comment (with backslash continuations)
+       | /\*.*?(?:\*/|\Z)                # block comment
+       | (?:u8|u|U|L)?"(?:\\.|[^"\\\n])*(?:"|$)   # string literal
+       | (?:u8|u|U|L)?'(?:\\.|[^'\\\n])*(?:'|$)   # character literal
+    """,
+    re.VERBOSE | re.DOTALL | re.MULTILINE,
+)
+
+
+def macro_body_non_code(body: bytes) -> list[tuple[int, int]]:
+    """Return the (start, end) byte ranges of comments and literals in a macro body.
+
+    Args:
+        body: the bytes of a ``preproc_arg`` node (the replacement list of a ``#define``).
+
+    Returns:
+        Sorted, non-overlapping half-open ranges, offsets relative to ``body``.
+    """
+    return [match.span() for match in _MACRO_NON_CODE.finditer(body)]

@@ -1,0 +1,133 @@
+"""The migration report: JSON (for tools), Markdown (for pull requests) and a terminal summary.
+
+The JSON document follows ``hipport/schemas/report.schema.json`` (``schema_version`` 1,
+documented in ``docs/report-format.md``); the Markdown is rendered from
+``templates/report.md.j2``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import jinja2
+
+from . import __version__
+from .findings import SEVERITIES, Finding, severity_counts
+from .resources import data_dir
+
+REPORT_SCHEMA_VERSION = 1
+#: Findings listed in the Markdown report's main table; the rest sit in a collapsed section.
+MARKDOWN_TOP_FINDINGS = 25
+
+
+@dataclass(slots=True)
+class FileSummary:
+    """Per-file figures: input and output path (relative, ``/``), lines, rewritten references,
+    kernel launches, unparsed regions, whether the file was converted (else copied)."""
+
+    path: str
+    output: str
+    converted: bool
+    lines: int = 0
+    references_rewritten: int = 0
+    kernel_launches: int = 0
+    parse_error_regions: int = 0
+    findings: list[Finding] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Report:
+    """Everything a conversion produced, ready to be written in any format.
+
+    Attributes:
+        source, output: SRC and OUT as given on the command line.
+        options: the conversion options (launch syntax, offload architectures, excludes).
+        files: one summary per file of the tree, sorted by path.
+        seconds: wall-clock time of the conversion.
+        generated: files hipport generated besides the ported tree (``CMakeLists.txt``).
+    """
+
+    source: str
+    output: str
+    options: dict
+    files: list[FileSummary]
+    seconds: float = 0.0
+    generated: list[str] = field(default_factory=list)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return sorted((f for s in self.files for f in s.findings), key=Finding.sort_key)
+
+    def totals(self) -> dict:
+        converted = [s for s in self.files if s.converted]
+        return {
+            "files": len(self.files),
+            "files_converted": len(converted),
+            "files_copied": len(self.files) - len(converted),
+            "lines": sum(s.lines for s in converted),
+            "references_rewritten": sum(s.references_rewritten for s in converted),
+            "kernel_launches": sum(s.kernel_launches for s in converted),
+            "parse_error_regions": sum(s.parse_error_regions for s in converted),
+            "findings": severity_counts(self.findings),
+            "seconds": round(self.seconds, 3),
+        }
+
+    def to_json(self) -> dict:
+        """The report as a JSON-ready dict (see ``report.schema.json``)."""
+        return {
+            "schema": "hipport-report",
+            "schema_version": REPORT_SCHEMA_VERSION,
+            "tool": {"name": "hipport", "version": __version__},
+            "source": self.source,
+            "output": self.output,
+            "options": self.options,
+            "totals": self.totals(),
+            "generated": self.generated,
+            "files": [
+                {
+                    "path": s.path, "output": s.output, "converted": s.converted, "lines": s.lines,
+                    "references_rewritten": s.references_rewritten, "kernel_launches": s.kernel_launches,
+                    "parse_error_regions": s.parse_error_regions, "findings": severity_counts(s.findings),
+                }
+                for s in self.files
+            ],
+            "findings": [f.to_json() for f in self.findings],
+        }
+
+    def json_text(self) -> str:
+        return json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
+
+    def markdown_text(self) -> str:
+        """The report as GitHub-flavoured Markdown for a pull request comment."""
+        env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
+            undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
+        )
+        env.filters["md"] = _markdown_cell
+        findings = self.findings
+        return env.get_template("report.md.j2").render(
+            report=self, totals=self.totals(), severities=SEVERITIES,
+            top=findings[:MARKDOWN_TOP_FINDINGS], rest=findings[MARKDOWN_TOP_FINDINGS:],
+            files_with_work=[s for s in self.files if s.findings],
+        )
+
+    def summary_text(self) -> str:
+        """A few lines for the terminal."""
+        t = self.totals()
+        counts = ", ".join(f"{t['findings'][s]} {s}" for s in SEVERITIES)
+        lines = [
+            f"hipport: {t['files_converted']} files converted, {t['files_copied']} copied, "
+            f"{t['lines']:,} lines, {t['references_rewritten']:,} references rewritten, "
+            f"{t['kernel_launches']:,} kernel launches in {t['seconds']:.2f} s",
+            f"findings: {counts}",
+        ]
+        for finding in self.findings:
+            if finding.severity == "error":
+                lines.append(f"  {finding.path}:{finding.line}:{finding.column}: {finding.rule_id} {finding.message}")
+        return "\n".join(lines)
+
+
+def _markdown_cell(text: str) -> str:
+    """Escape text for a Markdown table cell."""
+    return str(text).replace("|", "\\|").replace("\n", " ")

@@ -1,0 +1,28 @@
+"""Locate the data that ships with hipport: ``rules/`` (YAML) and ``templates/`` (jinja2).
+
+In a source checkout (editable install) they are the top-level ``rules/`` and ``templates/``
+folders; in an installed wheel they live under ``hipport/_data/`` (see ``pyproject.toml``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def data_dir(name: str) -> Path:
+    """Return the folder holding the shipped data set ``name`` ("rules" or "templates").
+
+    Raises:
+        FileNotFoundError: neither the wheel location nor the checkout location exists.
+    """
+    for candidate in (_PACKAGE_DIR / "_data" / name, _PACKAGE_DIR.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"hipport data folder {name!r} not found next to {_PACKAGE_DIR}")
+
+
+def schema_path(name: str) -> Path:
+    """Return the path of the JSON Schema file ``hipport/schemas/<name>.schema.json``."""
+    return _PACKAGE_DIR / "schemas" / f"{name}.schema.json"

@@ -1,0 +1,258 @@
+"""Load and validate the rule data in ``rules/*.yaml``.
+
+Two kinds of rule files exist, told apart by their top-level key:
+
+* mapping files (``mappings:``) hold one API family each: CUDA name -> HIP name entries with a
+  kind and a support status (schema ``hipport/schemas/mappings.schema.json``);
+* the check catalogue (``checks:``) holds the findings hipport can report, each with a stable id
+  such as ``HP1001`` (schema ``hipport/schemas/checks.schema.json``).
+
+Files are read with PyYAML's *safe* loader only. Every file is validated against its JSON Schema
+at load time; a bad entry raises :class:`RuleError` naming the file and the line of the entry.
+The format is documented in ``docs/rules-format.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable
+
+import jsonschema
+import yaml
+
+from .resources import data_dir, schema_path
+
+try:  # libyaml is much faster; both loaders are the safe ones.
+    _SafeLoader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+    _SafeLoader = yaml.SafeLoader
+
+KINDS = ("function", "type", "enum", "enumerator", "macro", "header")
+STATUSES = ("supported", "unsupported", "deprecated", "removed", "experimental")
+VERSION_FIELDS = (
+    "cuda_added", "cuda_deprecated", "cuda_changed", "cuda_removed",
+    "hip_added", "hip_deprecated", "hip_changed", "hip_removed",
+)
+
+
+class RuleError(ValueError):
+    """A rule file is malformed. ``path`` and ``line`` (1-based, or None) locate the problem."""
+
+    def __init__(self, path: Path, line: int | None, message: str):
+        self.path = path
+        self.line = line
+        self.message = message
+        where = f"{path}:{line}" if line else str(path)
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class Mapping:
+    """One CUDA name and what hipport does with it.
+
+    Attributes:
+        cuda: the CUDA identifier or header name (``cudaMalloc``, ``cuda_runtime.h``).
+        hip: the HIP replacement, or None when HIP has no equivalent.
+        kind: one of :data:`KINDS`.
+        status: one of :data:`STATUSES`.
+        family: the API family id of the file it came from (``cuda_runtime``).
+        section: the section of the API it belongs to (``Memory Management``), may be empty.
+        note: a human note shown in reports, may be empty.
+        versions: the published CUDA/HIP version fields (``{"cuda_removed": "12.0"}``).
+        path, line: where the entry is defined (for error messages and ``hipport explain``).
+    """
+
+    cuda: str
+    hip: str | None
+    kind: str
+    status: str
+    family: str
+    section: str = ""
+    note: str = ""
+    versions: dict[str, str] = field(default_factory=dict)
+    path: str = ""
+    line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One entry of the check catalogue: a kind of finding with a stable id.
+
+    ``message`` and ``fix`` are ``str.format`` templates; the analyzer fills in fields such as
+    ``{name}``, ``{hip}``, ``{note}`` or ``{opcodes}``.
+    """
+
+    id: str
+    name: str
+    severity: str
+    message: str
+    fix: str
+    explanation: str
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """All loaded rules.
+
+    Attributes:
+        identifiers: CUDA identifier -> Mapping (every kind except ``header``).
+        headers: CUDA header name as written in ``#include`` -> Mapping.
+        checks: check id (``HP1001``) -> Check.
+        checks_by_name: check name (``inline-ptx``) -> Check.
+        files: the rule files that were loaded.
+    """
+
+    identifiers: dict[str, Mapping]
+    headers: dict[str, Mapping]
+    checks: dict[str, Check]
+    checks_by_name: dict[str, Check]
+    files: tuple[Path, ...]
+
+    def check(self, name: str) -> Check:
+        """Return the check called ``name``; KeyError names the missing check."""
+        try:
+            return self.checks_by_name[name]
+        except KeyError:
+            raise KeyError(f"check {name!r} is not defined in rules/checks.yaml") from None
+
+
+@lru_cache(maxsize=None)
+def _validator(name: str) -> jsonschema.protocols.Validator:
+    schema = json.loads(schema_path(name).read_text(encoding="utf-8"))
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def _load_yaml_with_lines(path: Path) -> tuple[Any, yaml.Node | None]:
+    """Parse ``path`` with the safe loader, returning (data, node tree for line lookups)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise RuleError(path, None, f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
+    loader = _SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise RuleError(path, line, f"invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    finally:
+        loader.dispose()
+    return data, node
+
+
+def _line_of(node: yaml.Node | None, json_path: Iterable[Any]) -> int | None:
+    """Follow a jsonschema error path through the YAML node tree; return the deepest line."""
+    line = node.start_mark.line + 1 if node is not None else None
+    for key in json_path:
+        if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+            node = node.value[key]
+        elif isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                if key_node.value == key:
+                    node = value_node
+                    break
+            else:
+                break
+        else:
+            break
+        line = node.start_mark.line + 1
+    return line
+
+
+def _validate(path: Path, data: Any, node: yaml.Node | None, schema: str) -> None:
+    errors = sorted(_validator(schema).iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        error = errors[0]
+        where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+        raise RuleError(path, _line_of(node, error.absolute_path), f"{where}: {error.message}")
+
+
+def load_rule_file(path: Path) -> tuple[list[Mapping], list[Check]]:
+    """Load and validate one rule file.
+
+    Args:
+        path: a ``.yaml`` file holding either ``mappings:`` or ``checks:``.
+
+    Returns:
+        (mappings, checks); one of the two lists is empty.
+
+    Raises:
+        RuleError: unreadable YAML, a schema violation (with the entry's line), or a duplicate
+            name inside the file.
+    """
+    data, node = _load_yaml_with_lines(path)
+    if not isinstance(data, dict):
+        raise RuleError(path, 1, "a rule file must be a mapping with 'mappings:' or 'checks:'")
+    if "checks" in data:
+        _validate(path, data, node, "checks")
+        checks = [Check(**entry) for entry in data["checks"]]
+        return [], checks
+    _validate(path, data, node, "mappings")
+    family = data["family"]
+    mappings = []
+    for index, entry in enumerate(data["mappings"]):
+        line = _line_of(node, ["mappings", index]) or 0
+        mappings.append(
+            Mapping(
+                cuda=entry["cuda"],
+                hip=entry.get("hip"),
+                kind=entry["kind"],
+                status=entry["status"],
+                family=family,
+                section=entry.get("section", ""),
+                note=entry.get("note", ""),
+                versions={k: entry[k] for k in VERSION_FIELDS if k in entry},
+                path=str(path),
+                line=line,
+            )
+        )
+    return mappings, []
+
+
+def load_rules(paths: Iterable[Path] | None = None) -> RuleSet:
+    """Load every rule file and index the entries.
+
+    Args:
+        paths: rule files to load; default: every ``*.yaml`` in the shipped ``rules/`` folder,
+            in sorted order.
+
+    Raises:
+        RuleError: any file is invalid, or a CUDA name / check id is defined twice (the message
+            names both places).
+    """
+    files = tuple(sorted(data_dir("rules").glob("*.yaml"))) if paths is None else tuple(paths)
+    identifiers: dict[str, Mapping] = {}
+    headers: dict[str, Mapping] = {}
+    checks: dict[str, Check] = {}
+    checks_by_name: dict[str, Check] = {}
+    check_origin: dict[str, Path] = {}
+    for path in files:
+        mappings, file_checks = load_rule_file(path)
+        for mapping in mappings:
+            table = headers if mapping.kind == "header" else identifiers
+            previous = table.get(mapping.cuda)
+            if previous is not None:
+                raise RuleError(
+                    path, mapping.line,
+                    f"{mapping.cuda!r} is already defined at {previous.path}:{previous.line}",
+                )
+            table[mapping.cuda] = mapping
+        for check in file_checks:
+            for key, index in ((check.id, checks), (check.name, checks_by_name)):
+                if key in index:
+                    raise RuleError(path, None, f"check {key!r} is already defined in {check_origin[key]}")
+                index[key] = check
+                check_origin[key] = path
+    return RuleSet(identifiers, headers, checks, checks_by_name, files)
+
+
+@lru_cache(maxsize=1)
+def default_rules() -> RuleSet:
+    """The shipped rules, loaded once per process (see :func:`load_rules`)."""
+    return load_rules()
