@@ -130,7 +130,8 @@ def _mapping_fields(mapping: Mapping) -> dict[str, str]:
         "family": mapping.family,
         "note": f" ({mapping.note})" if mapping.note else "",
         "cuda_removed": versions.get("cuda_removed", "?"),
-        "mapped": f"; mapped to {mapping.hip}" if mapping.hip else "; left unchanged",
+        "mapped": ("; left unchanged" if not mapping.hip else
+                   "; HIP keeps the name" if mapping.hip == mapping.cuda else f"; mapped to {mapping.hip}"),
         "since": f" since {'CUDA' if versions.get('cuda_deprecated') else 'HIP'} {since}" if since else "",
     }
 
@@ -250,7 +251,7 @@ def _rewrite_launches(ctx: _FileContext, launch_syntax: str) -> None:
         has_args = any(c.type != "comment" for c in arguments.named_children)
         ctx.result.edits.append(Edit(function.start_byte, function.start_byte,
                                      b"hipLaunchKernelGGL(" + (b"HIP_KERNEL_NAME(" if wrap else b"")))
-        ctx.result.edits.append(Edit(token.start_byte, config_args[0].start_byte, b"), " if wrap else b", "))
+        ctx.result.edits.append(Edit(function.end_byte, config_args[0].start_byte, b"), " if wrap else b", "))
         ctx.result.edits.append(Edit(config_args[-1].end_byte, arguments.start_byte + 1,
                                      defaults + (b", " if has_args else b"")))
 
@@ -271,7 +272,7 @@ def _report_inline_asm(ctx: _FileContext) -> None:
         template = statement.child_by_field_name("assembly_code")
         instructions: list[str] = []
         if template is not None:
-            body = b"".join(ctx.text(c) for c in _string_contents(template))
+            body = b"".join(ctx.text(c) for c in _string_contents(template)).replace(b"\\t", b" ")
             for part in re.split(rb"[;\n]|\\n", body):
                 word = part.strip().split(None, 1)
                 if word and not word[0].startswith((b"{", b"}", b"//")):
