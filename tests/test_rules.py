@@ -1,0 +1,102 @@
+"""Rule data: the shipped files validate, bad entries are reported with file and line, and a
+new mapping is one line of YAML."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+
+import pytest
+
+from hipport.convert import convert_tree
+from hipport.resources import data_dir
+from hipport.rules import RuleError, load_rules
+
+
+def test_shipped_rules_load_and_cover_the_runtime_core():
+    rules = load_rules()
+    runtime = {n: m for n, m in rules.identifiers.items() if m.family == "cuda_runtime"}
+    assert len(runtime) > 900
+    expected = {
+        "cudaMalloc": "hipMalloc", "cudaMemcpyAsync": "hipMemcpyAsync", "cudaMallocHost": "hipHostMalloc",
+        "cudaMallocPitch": "hipMallocPitch", "cudaStreamCreate": "hipStreamCreate",
+        "cudaEventElapsedTime": "hipEventElapsedTime", "cudaGetErrorString": "hipGetErrorString",
+        "cudaDeviceProp": "hipDeviceProp_t", "cudaMemcpyHostToDevice": "hipMemcpyHostToDevice",
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor": "hipOccupancyMaxActiveBlocksPerMultiprocessor",
+        "cudaError_t": "hipError_t", "cudaSuccess": "hipSuccess",
+    }
+    assert {name: rules.identifiers[name].hip for name in expected} == expected
+    assert rules.identifiers["cudaMalloc"].kind == "function"
+    assert rules.identifiers["cudaStream_t"].kind == "type"
+    assert rules.identifiers["cudaMemcpyKind"].kind == "enum"
+    assert rules.identifiers["cudaMemcpyHostToDevice"].kind == "enumerator"
+    assert rules.headers["cuda_runtime.h"].hip == "hip/hip_runtime.h"
+    assert rules.headers["device_launch_parameters.h"].hip == "hip/hip_runtime.h"
+    assert {c.id for c in rules.checks.values()} >= {"HP0001", "HP0002", "HP1001", "HP2001", "HP2002", "HP2003", "HP2004"}
+
+
+def _write(path, text):
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+HEADER = """\
+    family: test_family
+    title: Test
+    source: written for a test
+    mappings:
+"""
+
+
+@pytest.mark.parametrize("entry, message", [
+    ("  - {cuda: cudaFoo, hip: hipFoo, kind: functon, status: supported}", "'functon' is not one of"),
+    ("  - {cuda: cudaFoo, kind: function, status: supported}", "'hip' is a required property"),
+    ("  - {cuda: cudaFoo, hip: hipFoo, kind: function}", "'status' is a required property"),
+    ("  - {cuda: cudaFoo, hip: hipFoo, kind: function, status: supported, colour: red}",
+     "Additional properties are not allowed ('colour' was unexpected)"),
+    ("  - {cuda: cudaFoo, hip: hipFoo, kind: function, status: supported, hip_added: 1.x}", "'1.x' does not match"),
+])
+def test_bad_entry_is_reported_with_file_and_line(tmp_path, entry, message):
+    path = _write(tmp_path / "bad.yaml", HEADER + "      - {cuda: cudaOk, hip: hipOk, kind: function, status: supported}\n    " + entry + "\n")
+    with pytest.raises(RuleError) as raised:
+        load_rules([path])
+    assert raised.value.path == path
+    assert raised.value.line == 6
+    assert str(raised.value).startswith(f"{path}:6: mappings/1")
+    assert message in str(raised.value)
+
+
+def test_invalid_yaml_is_reported_with_line(tmp_path):
+    path = _write(tmp_path / "broken.yaml", HEADER + "      - {cuda: cudaFoo, hip: [unclosed\n")
+    with pytest.raises(RuleError) as raised:
+        load_rules([path])
+    assert raised.value.line == 6
+    assert "invalid YAML" in str(raised.value)
+
+
+def test_duplicate_name_names_both_places(tmp_path):
+    first = _write(tmp_path / "a.yaml", HEADER + "      - {cuda: cudaFoo, hip: hipFoo, kind: function, status: supported}\n")
+    second = _write(tmp_path / "b.yaml", HEADER.replace("test_family", "other") +
+                    "      - {cuda: cudaBar, hip: hipBar, kind: function, status: supported}\n"
+                    "      - {cuda: cudaFoo, hip: hipFoo2, kind: function, status: supported}\n")
+    with pytest.raises(RuleError) as raised:
+        load_rules([first, second])
+    assert str(raised.value) == f"{second}:6: 'cudaFoo' is already defined at {first}:5"
+
+
+def test_yaml_tags_are_refused_by_the_safe_loader(tmp_path):
+    path = _write(tmp_path / "evil.yaml", HEADER + "      - !!python/object/apply:os.system ['true']\n")
+    with pytest.raises(RuleError, match="invalid YAML"):
+        load_rules([path])
+
+
+def test_adding_a_mapping_is_one_yaml_line(tmp_path):
+    rules_dir = tmp_path / "rules"
+    shutil.copytree(data_dir("rules"), rules_dir)
+    source = tmp_path / "k.cpp"
+    source.write_text("void f() { cudaFancyNewCall(1); }\n")
+    with (rules_dir / "cuda_runtime.yaml").open("a") as handle:
+        handle.write("  - {cuda: cudaFancyNewCall, hip: hipFancyNewCall, kind: function, status: supported}\n")
+    rules = load_rules(sorted(rules_dir.glob("*.yaml")))
+    convert_tree(source, tmp_path / "out", rules=rules)
+    assert (tmp_path / "out" / "k.cpp").read_text() == "void f() { hipFancyNewCall(1); }\n"
