@@ -1,7 +1,9 @@
 """Generate a CMake build (HIP language) for a ported tree that came without one.
 
-Targets: one executable per translation unit that defines ``main``; the other translation units
-of the same folder form a static library linked into that folder's executables. C++ files that
+Targets: one executable per translation unit that defines ``main``, named after the file (or
+after its folder for ``main.*``). The other translation units form one static library per
+folder; an executable links the libraries of its own folder and of the folders below it, and
+a library that no executable reaches that way is linked into every executable. C++ files that
 use CUDA are compiled as HIP (``LANGUAGE HIP``); ``.hip`` files are HIP already.
 The template is ``templates/CMakeLists.txt.j2``.
 """
@@ -75,17 +77,27 @@ def render_cmake(project_name: str, units: list[UnitInfo], offload_archs: list[s
     for unit in sorted(units, key=lambda u: u.out_rel):
         by_dir.setdefault(str(PurePosixPath(unit.out_rel).parent), []).append(unit)
     libraries, executables = [], []
+    library_of: dict[str, str] = {}
     for folder, folder_units in by_dir.items():
-        library = None
         others = [u.out_rel for u in folder_units if not u.defines_main]
-        mains = [u for u in folder_units if u.defines_main]
-        if others and mains:
-            stem = "common" if folder == "." else folder
-            library = unique(_identifier(stem) + "_lib")
-            libraries.append({"name": library, "sources": others})
-        for unit in mains:
+        if others:
+            name = unique(_identifier("common" if folder == "." else folder) + "_lib")
+            library_of[folder] = name
+            libraries.append({"name": name, "sources": others})
+    for folder, folder_units in by_dir.items():
+        for unit in (u for u in folder_units if u.defines_main):
             stem = PurePosixPath(unit.out_rel).stem
-            executables.append({"name": unique(_identifier(stem)), "source": unit.out_rel, "library": library})
+            if stem == "main" and folder != ".":  # multi_file/main.hip -> target multi_file
+                stem = PurePosixPath(folder).name
+            executables.append({"name": unique(_identifier(stem)), "source": unit.out_rel, "folder": folder})
+
+    def below(folder: str, base: str) -> bool:
+        return base == "." or folder == base or folder.startswith(base + "/")
+
+    reached = {lib for lib in library_of if any(below(lib, exe["folder"]) for exe in executables)}
+    for exe in executables:
+        exe["libraries"] = [library_of[lib] for lib in library_of
+                            if below(lib, exe["folder"]) or lib not in reached]
     hip_cxx = [u.out_rel for u in units if u.uses_hip and not u.out_rel.endswith(".hip")
                and not u.out_rel.endswith(".c")]
     languages = ["CXX", "HIP"] + (["C"] if any(u.out_rel.endswith(".c") for u in units) else [])
