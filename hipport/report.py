@@ -19,6 +19,8 @@ from .resources import data_dir
 REPORT_SCHEMA_VERSION = 1
 #: Findings listed in the Markdown report's main table; the rest sit in a collapsed section.
 MARKDOWN_TOP_FINDINGS = 25
+#: Error findings listed in the terminal summary.
+TERMINAL_ERRORS_SHOWN = 20
 
 
 @dataclass(slots=True)
@@ -122,9 +124,11 @@ class Report:
             f"{t['kernel_launches']:,} kernel launches in {t['seconds']:.2f} s",
             f"findings: {counts}",
         ]
-        for finding in self.findings:
-            if finding.severity == "error":
-                lines.append(f"  {finding.path}:{finding.line}:{finding.column}: {finding.rule_id} {finding.message}")
+        errors = [f for f in self.findings if f.severity == "error"]
+        for finding in errors[:TERMINAL_ERRORS_SHOWN]:
+            lines.append(f"  {finding.path}:{finding.line}:{finding.column}: {finding.rule_id} {finding.message}")
+        if len(errors) > TERMINAL_ERRORS_SHOWN:
+            lines.append(f"  ... and {len(errors) - TERMINAL_ERRORS_SHOWN} more errors in the report")
         return "\n".join(lines)
 
 

@@ -619,9 +619,7 @@ def _auto_note(row: Row, hip_removed: bool) -> str:
         return f"HIP removed {row.hip} in {row.hip_versions[3]}; no HIP equivalent remains."
     if _odd_hip_name(row.hip):
         return f"HIPIFY maps this to the expression {row.hip}, not to a named HIP API."
-    if row.hip and row.cuda_versions[3]:
-        return f"CUDA removed it in {row.cuda_versions[3]}; HIP still has {row.hip}."
-    return ""
+    return ""  # a removal is already stated by the removed-api finding (rules/checks.yaml)
 
 
 # ------------------------------------------------------------------------------ output
