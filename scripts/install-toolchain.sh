@@ -1,0 +1,356 @@
+#!/usr/bin/env bash
+# Install the HIP/CUDA compile toolchain that hipport's tests use, from Debian's archive only.
+#
+#   scripts/install-toolchain.sh [--check] [--help]
+#
+# Everything except a few bookworm packages (installed with apt-get) goes into
+# $HIPPORT_TOOLCHAIN_DIR (default: <repo>/.toolchain, git-ignored):
+#   apt/<suite>/          private apt views of trixie (main non-free) and sid (main)
+#   pkgs/<suite>/<name>/  packages unpacked with dpkg -x (nvidia-cuda-dev: only what nvcc needs)
+#   cuda/                 relocatable CUDA 12.4 folder (bin/nvcc + nvcc.profile using $(_HERE_))
+#   stamps/               one file per finished step; a finished step is skipped next time
+#   toolchain.json        absolute paths read by hipport/toolchain.py
+# Work in progress happens under tmp/ and is moved into place with mv, so an interrupted
+# run never leaves a half-filled folder that a later run mistakes for a finished one.
+#
+# --check  re-run the final self-check even if it passed before.
+# See scripts/README.md and shared/TOOLCHAIN.md for the background.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TC="${HIPPORT_TOOLCHAIN_DIR:-$REPO/.toolchain}"
+FORCE_CHECK=0
+for arg in "$@"; do
+  case "$arg" in
+    --check) FORCE_CHECK=1 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    *) echo "install-toolchain: unknown argument: $arg" >&2; exit 2 ;;
+  esac
+done
+
+START=$SECONDS
+log() { printf '[toolchain %3ds] %s\n' "$((SECONDS - START))" "$*"; }
+die() { printf 'install-toolchain: ERROR: %s\n' "$*" >&2; exit 1; }
+
+[ "$(uname -m)" = x86_64 ] || die "only x86-64 hosts are supported (the .debs are amd64)"
+command -v apt-get >/dev/null || die "apt-get not found: this script needs Debian (bookworm)"
+
+mkdir -p "$TC"
+TC="$(cd "$TC" && pwd)"
+STAMPS="$TC/stamps"
+TMP="$TC/tmp"
+mkdir -p "$STAMPS" "$TC/pkgs"
+
+# One installer at a time per toolchain folder.
+exec 9>"$TC/.lock"
+if ! flock -n 9; then
+  log "another install-toolchain.sh is running on $TC; waiting for it"
+  flock 9
+fi
+# Leftovers of an interrupted run are never trusted.
+rm -rf "$TMP"
+mkdir -p "$TMP"
+trap 'rm -rf "$TMP"' EXIT
+
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || die "not root and sudo is missing: cannot apt-get install"
+  SUDO=(sudo)
+fi
+
+done_step() { [ -e "$STAMPS/$1" ]; }
+# Before (re)building any part, withdraw toolchain.json so that nothing trusts a
+# toolchain in the middle of a change; it is written again at the end.
+invalidate() { rm -f "$TC/toolchain.json" "$STAMPS/selfcheck"; }
+mark_done() { date -u +%FT%TZ >"$STAMPS/$1.tmp" && mv -f "$STAMPS/$1.tmp" "$STAMPS/$1"; }
+
+# ---------------------------------------------------------------------------
+# 1. bookworm packages (system-wide). Not stamped: checked each run, cheap.
+SYSTEM_PKGS=(clang-19 lld-19 clang-tools-19 g++-12 cmake)
+missing=()
+for p in "${SYSTEM_PKGS[@]}"; do
+  if [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)" != installed ]; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  log "system packages present: ${SYSTEM_PKGS[*]}"
+else
+  need_update=0
+  for p in "${missing[@]}"; do
+    cand="$(apt-cache policy "$p" 2>/dev/null | awk '/Candidate:/ {print $2}')"
+    if [ -z "$cand" ] || [ "$cand" = "(none)" ]; then need_update=1; fi
+  done
+  if [ $need_update -eq 1 ]; then
+    log "apt-get update (package lists lack ${missing[*]})"
+    # Third-party sources that cannot be reached make update exit non-zero; the install
+    # below fails loudly if the Debian lists are still unusable.
+    "${SUDO[@]}" apt-get update -qq || log "apt-get update reported errors; trying to install anyway"
+  fi
+  apt_install() {
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -qq --no-install-recommends "${SYSTEM_PKGS[@]}" >/dev/null
+  }
+  log "apt-get install ${missing[*]}"
+  if ! apt_install; then
+    if [ $need_update -eq 1 ]; then die "apt-get install ${missing[*]} failed"; fi
+    # Old lists can name versions the mirror no longer has.
+    log "install failed; apt-get update and one more try"
+    "${SUDO[@]}" apt-get update -qq || log "apt-get update reported errors; trying to install anyway"
+    apt_install || die "apt-get install ${missing[*]} failed"
+  fi
+fi
+
+CLANG="$(command -v clang++-19)" || die "clang++-19 missing after install"
+BUNDLER="$(command -v clang-offload-bundler-19)" || die "clang-offload-bundler-19 missing (clang-tools-19)"
+CCBIN="$(command -v g++-12)" || die "g++-12 missing after install"
+OBJCOPY="$(command -v llvm-objcopy-19 || command -v objcopy || true)"
+[ -n "$OBJCOPY" ] || die "no objcopy (binutils) found"
+
+# ---------------------------------------------------------------------------
+# 2. private apt views (download only; the system's apt state is untouched).
+apt_opts() {  # apt_opts SUITE -> prints one option per line
+  local d="$TC/apt/$1"
+  printf '%s\n' \
+    "-oDir::Etc::SourceList=$d/debian.sources" \
+    "-oDir::Etc::SourceParts=/dev/null" \
+    "-oDir::Etc::Preferences=/dev/null" \
+    "-oDir::Etc::PreferencesParts=/dev/null" \
+    "-oDir::State::Lists=$d/lists" \
+    "-oDir::Cache=$d/cache" \
+    "-oAcquire::Languages=none" \
+    "-oAPT::Get::List-Cleanup=false"
+  # As root apt drops to user _apt, which cannot write into the download folder.
+  if [ "$(id -u)" -eq 0 ]; then echo "-oAPT::Sandbox::User=root"; fi
+}
+
+apt_view() {  # apt_view SUITE COMPONENTS
+  local suite=$1 comps=$2 d="$TC/apt/$1"
+  done_step "apt-$suite" && return 0
+  log "apt view $suite ($comps): apt-get update"
+  mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+  cat >"$d/debian.sources.tmp" <<EOF
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: $suite
+Components: $comps
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+  mv -f "$d/debian.sources.tmp" "$d/debian.sources"
+  local opts; mapfile -t opts < <(apt_opts "$suite")
+  apt-get "${opts[@]}" -qq update || die "apt-get update of the $suite view failed"
+  mark_done "apt-$suite"
+}
+
+apt_view trixie "main non-free"
+apt_view sid "main"
+
+# ---------------------------------------------------------------------------
+# 3. download + unpack, one folder per package under pkgs/<suite>/<name>.
+#    The unpacked folder carries .hipport-deb-version with the package version.
+
+# Extract only what nvcc needs from nvidia-cuda-dev (2.5 GB unpacked otherwise).
+CUDA_DEV_MEMBERS=(
+  ./usr/include
+  ./usr/lib/x86_64-linux-gnu/libcudart_static.a
+  ./usr/lib/x86_64-linux-gnu/libcudadevrt.a
+  ./usr/lib/x86_64-linux-gnu/libculibos.a
+  ./usr/lib/x86_64-linux-gnu/stubs
+)
+
+unpack_deb() {  # unpack_deb DEB DEST PKG
+  local deb=$1 dest=$2 pkg=$3
+  if [ "$pkg" = nvidia-cuda-dev ]; then
+    mkdir -p "$dest"
+    local member
+    member="$(ar t "$deb" | grep '^data\.tar' || true)"
+    if [ "$member" = data.tar.xz ] && command -v xz >/dev/null; then
+      # xz >= 5.4 decompresses multi-block streams on all cores; dpkg-deb uses one.
+      ar p "$deb" data.tar.xz | xz -dc -T0 | tar -x -C "$dest" "${CUDA_DEV_MEMBERS[@]}"
+    else
+      dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dest" "${CUDA_DEV_MEMBERS[@]}"
+    fi
+  else
+    dpkg -x "$deb" "$dest"
+  fi
+}
+
+fetch_pkg() {  # fetch_pkg SUITE PKG
+  local suite=$1 pkg=$2 step="pkg-$1-$2" dest="$TC/pkgs/$1/$2"
+  if done_step "$step" && [ -d "$dest" ]; then
+    log "have $suite/$pkg $(cat "$dest/.hipport-deb-version")"
+    return 0
+  fi
+  invalidate
+  rm -rf "$dest"  # present without its stamp = interrupted between mv and stamp
+  local work="$TMP/$suite-$pkg" opts
+  mkdir -p "$work/dl"
+  mapfile -t opts < <(apt_opts "$suite")
+  log "download $suite/$pkg"
+  if ! (cd "$work/dl" && apt-get "${opts[@]}" -qq download "$pkg"); then
+    # Stale lists point at a version the mirror dropped: refresh once and retry.
+    log "download failed; refreshing the $suite lists and retrying"
+    apt-get "${opts[@]}" -qq update || die "apt-get update of the $suite view failed"
+    (cd "$work/dl" && apt-get "${opts[@]}" -qq download "$pkg") || die "cannot download $suite/$pkg"
+  fi
+  local deb
+  deb="$(ls "$work"/dl/*.deb)"
+  local version
+  version="$(dpkg-deb -f "$deb" Version)"
+  log "unpack $suite/$pkg $version ($(du -h "$deb" | cut -f1))"
+  unpack_deb "$deb" "$work/root" "$pkg"
+  printf '%s\n' "$version" >"$work/root/.hipport-deb-version"
+  mkdir -p "$TC/pkgs/$suite"
+  mv "$work/root" "$dest"
+  mark_done "$step"
+  rm -rf "$work"
+}
+
+for p in nvidia-cuda-toolkit nvidia-cuda-dev libcu++-dev libamdhip64-dev rocm-device-libs-17; do
+  fetch_pkg trixie "$p"
+done
+fetch_pkg sid libamdhip64-dev
+
+CUDA_TK="$TC/pkgs/trixie/nvidia-cuda-toolkit"
+CUDA_DEV="$TC/pkgs/trixie/nvidia-cuda-dev"
+LIBCUXX="$TC/pkgs/trixie/libcu++-dev"
+HIP_NV="$TC/pkgs/trixie/libamdhip64-dev"
+HIP_AMD="$TC/pkgs/sid/libamdhip64-dev"
+DEVLIBS="$TC/pkgs/trixie/rocm-device-libs-17"
+
+ver() { cat "$1/.hipport-deb-version"; }
+HIP_AMD_VERSION="$(ver "$HIP_AMD")"
+HIP_NV_VERSION="$(ver "$HIP_NV")"
+CUDA_VERSION="$(ver "$CUDA_TK")"
+# Other versions may work, but they are untested: say so instead of failing.
+case "$HIP_AMD_VERSION" in 6.4.*) ;; *) log "WARNING: sid libamdhip64-dev is $HIP_AMD_VERSION, tested with 6.4.3" ;; esac
+case "$HIP_NV_VERSION" in 5.7.*) ;; *) log "WARNING: trixie libamdhip64-dev is $HIP_NV_VERSION, tested with 5.7.1" ;; esac
+case "$CUDA_VERSION" in 12.4.*) ;; *) log "WARNING: trixie nvidia-cuda-toolkit is $CUDA_VERSION, tested with 12.4" ;; esac
+[ -d "$HIP_NV/usr/include/hip/nvidia_detail" ] || die "trixie libamdhip64-dev lacks hip/nvidia_detail"
+
+DEVLIB_DIR="$(ls -d "$DEVLIBS"/usr/lib/llvm-*/lib/clang/*/amdgcn/bitcode | head -n1)"
+[ -f "$DEVLIB_DIR/ocml.bc" ] || die "no ocml.bc under $DEVLIBS"
+
+# ---------------------------------------------------------------------------
+# 4. relocatable CUDA folder (Debian's nvcc.profile holds absolute /usr paths).
+#    Links are relative so the whole toolchain folder may be moved as one piece.
+if ! done_step cuda-folder || [ ! -x "$TC/cuda/bin/nvcc" ]; then
+  log "build relocatable CUDA folder"
+  invalidate
+  rm -rf "$TC/cuda"
+  c="$TMP/cuda"
+  mkdir -p "$c/bin" "$c/nvvm"
+  # Hard links where possible (same file system): nvcc finds nvcc.profile next to itself.
+  bins=("$CUDA_TK"/usr/lib/nvidia-cuda-toolkit/bin/{nvcc,cicc,crt}
+        "$CUDA_TK"/usr/bin/{ptxas,fatbinary,nvlink,cudafe++,bin2c,cuobjdump})
+  cp -al "${bins[@]}" "$c/bin/" 2>/dev/null || { rm -rf "$c/bin"; mkdir -p "$c/bin"; cp -a "${bins[@]}" "$c/bin/"; }
+  ln -s ../pkgs/trixie/nvidia-cuda-dev/usr/include "$c/include"
+  ln -s ../pkgs/trixie/nvidia-cuda-dev/usr/lib/x86_64-linux-gnu "$c/lib64"
+  ln -s ../../pkgs/trixie/nvidia-cuda-toolkit/usr/lib/nvidia-cuda-toolkit/libdevice "$c/nvvm/libdevice"
+  # libcu++ (nv/target, cuda/std) is its own package: a second include folder.
+  ln -s ../pkgs/trixie/libcu++-dev/usr/include "$c/include-libcu++"
+  cat >"$c/bin/nvcc.profile" <<'EOF'
+# Written by hipport scripts/install-toolchain.sh: paths relative to this folder.
+TOP                = $(_HERE_)/..
+NVVMIR_LIBRARY_DIR = $(TOP)/nvvm/libdevice
+PATH              += $(_HERE_):
+INCLUDES          += "-I$(TOP)/include" "-I$(TOP)/include-libcu++" $(_SPACE_)
+LIBRARIES         =+ $(_SPACE_) "-L$(TOP)/lib64/stubs" "-L$(TOP)/lib64"
+EOF
+  "$c/bin/nvcc" --version >/dev/null || die "the relocated nvcc does not run"
+  mv "$c" "$TC/cuda"
+  mark_done cuda-folder
+else
+  log "have relocatable CUDA folder"
+fi
+NVCC="$TC/cuda/bin/nvcc"
+CUOBJDUMP="$TC/cuda/bin/cuobjdump"
+
+# ---------------------------------------------------------------------------
+# 5. toolchain.json (written to a temporary name, then renamed).
+log "write toolchain.json"
+TC_CLANG="$CLANG" TC_BUNDLER="$BUNDLER" TC_OBJCOPY="$OBJCOPY" TC_HIP_AMD="$HIP_AMD/usr" \
+TC_DEVLIB="$DEVLIB_DIR" TC_NVCC="$NVCC" TC_CUOBJDUMP="$CUOBJDUMP" TC_HIP_NV="$HIP_NV/usr" \
+TC_CCBIN="$CCBIN" TC_HIP_AMD_VERSION="$HIP_AMD_VERSION" TC_HIP_NV_VERSION="$HIP_NV_VERSION" \
+TC_CUDA_VERSION="$CUDA_VERSION" python3 - "$TC/toolchain.json" <<'EOF'
+import json, os, sys
+e = os.environ
+data = {
+    "version": 1,
+    "clang": e["TC_CLANG"],
+    "offload_bundler": e["TC_BUNDLER"],
+    "objcopy": e["TC_OBJCOPY"],
+    "hip_amd_root": e["TC_HIP_AMD"],
+    "hip_amd_include": os.path.join(e["TC_HIP_AMD"], "include"),
+    "rocm_device_lib_path": e["TC_DEVLIB"],
+    "nvcc": e["TC_NVCC"],
+    "cuobjdump": e["TC_CUOBJDUMP"],
+    "hip_nvidia_include": os.path.join(e["TC_HIP_NV"], "include"),
+    "ccbin": e["TC_CCBIN"],
+    "hip_amd_version": e["TC_HIP_AMD_VERSION"],
+    "hip_nvidia_version": e["TC_HIP_NV_VERSION"],
+    "cuda_version": e["TC_CUDA_VERSION"],
+}
+for key, value in data.items():
+    if key != "version" and not key.endswith("_version") and not os.path.exists(value):
+        sys.exit(f"install-toolchain: ERROR: {key} path does not exist: {value}")
+path = sys.argv[1]
+with open(path + ".tmp", "w") as f:
+    json.dump(data, f, indent=2)
+    f.write("\n")
+os.replace(path + ".tmp", path)
+EOF
+
+# ---------------------------------------------------------------------------
+# 6. self-check: a vector add for gfx90a/gfx942/gfx1030/gfx1100 and sm_90.
+if done_step selfcheck && [ $FORCE_CHECK -eq 0 ]; then
+  log "self-check passed before (run with --check to repeat it)"
+else
+  rm -f "$STAMPS/selfcheck"
+  log "self-check: compile vadd.hip for gfx90a gfx942 gfx1030 gfx1100 and sm_90"
+  sc="$TMP/selfcheck"
+  mkdir -p "$sc"
+  cat >"$sc/vadd.hip" <<'EOF'
+#include <hip/hip_runtime.h>
+#include <cstdio>
+#define CHECK(x) do { if ((x) != hipSuccess) { std::printf("%s failed\n", #x); return 1; } } while (0)
+__global__ void vadd(const float* a, const float* b, float* c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+int main() {
+  const int n = 1024;
+  float *a, *b, *c;
+  CHECK(hipMalloc(&a, n * sizeof(float)));
+  CHECK(hipMalloc(&b, n * sizeof(float)));
+  CHECK(hipMalloc(&c, n * sizeof(float)));
+  hipLaunchKernelGGL(vadd, dim3(n / 256), dim3(256), 0, 0, a, b, c, n);
+  CHECK(hipGetLastError());
+  CHECK(hipDeviceSynchronize());
+  CHECK(hipFree(a));
+  CHECK(hipFree(b));
+  CHECK(hipFree(c));
+  std::printf("ok\n");
+  return 0;
+}
+EOF
+  archs=(gfx90a gfx942 gfx1030 gfx1100)
+  amd_cmd=("$CLANG" -isystem "$HIP_AMD/usr/include" -x hip -DHIP_ENABLE_WARP_SYNC_BUILTINS)
+  for a in "${archs[@]}"; do amd_cmd+=("--offload-arch=$a"); done
+  amd_cmd+=("--hip-path=$HIP_AMD/usr" "--rocm-device-lib-path=$DEVLIB_DIR" -O2 -c "$sc/vadd.hip" -o "$sc/vadd.o")
+  "${amd_cmd[@]}" >"$sc/amd.log" 2>&1 || { cat "$sc/amd.log" >&2; die "self-check: AMD compile failed: ${amd_cmd[*]}"; }
+  "$OBJCOPY" --dump-section .hip_fatbin="$sc/fatbin.bin" "$sc/vadd.o" "$sc/vadd.copy.o" \
+    || die "self-check: no .hip_fatbin section in the AMD object"
+  got="$("$BUNDLER" --list --type=o --input="$sc/fatbin.bin" | grep amdgcn | sort | tr '\n' ' ')"
+  want="$(for a in "${archs[@]}"; do echo "hipv4-amdgcn-amd-amdhsa--$a"; done | sort | tr '\n' ' ')"
+  [ "$got" = "$want" ] || die "self-check: code objects are [$got], expected [$want]"
+  nv_cmd=("$NVCC" -ccbin "$CCBIN" -x cu -I "$HIP_NV/usr/include"
+          -gencode 'arch=compute_90,code=[sm_90,compute_90]' -O2 -diag-suppress 2810
+          -Xcompiler -Wno-deprecated-declarations "$sc/vadd.hip" -o "$sc/vadd_nv")
+  "${nv_cmd[@]}" >"$sc/nv.log" 2>&1 || { cat "$sc/nv.log" >&2; die "self-check: NVIDIA compile failed: ${nv_cmd[*]}"; }
+  "$CUOBJDUMP" --list-elf "$sc/vadd_nv" | grep -q sm_90 || die "self-check: no sm_90 code in the NVIDIA binary"
+  mark_done selfcheck
+  log "self-check ok: $got+ sm_90"
+fi
+
+log "done: $TC/toolchain.json (HIP $HIP_AMD_VERSION for AMD, HIP $HIP_NV_VERSION + CUDA $CUDA_VERSION for NVIDIA)"
