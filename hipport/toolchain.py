@@ -6,6 +6,8 @@ and builds the compiler command lines that hipport uses to check ported code:
 
 * AMD: clang++-19 compiles HIP (6.4 headers) to code objects for gfx targets, compile
   only (``-c``): there is no AMD GPU and no matching AMD runtime to link against.
+* CMake: a toolchain file lets ``project(x LANGUAGES CXX HIP)`` configure and build for
+  AMD with the same clang++-19 and HIP 6.4 (``cmake_configure_command``).
 * NVIDIA: nvcc 12.4 compiles the same HIP source with the HIP 5.7.1 NVIDIA headers for
   sm_90 (optionally linking an executable), or the original CUDA source without them.
 
@@ -14,6 +16,7 @@ Typical use::
     tc = Toolchain.load()
     tc.compile_amd(Path("k.hip"), Path("k.o"), AMD_TARGETS)
     tc.code_object_targets(Path("k.o"))   # ['hipv4-amdgcn-amd-amdhsa--gfx1030', ...]
+    subprocess.run(tc.cmake_configure_command(src_dir, build_dir, ["gfx90a"]), check=True)
 
 The module-level functions of the same names load the default toolchain on each call.
 Standard library only.
@@ -38,6 +41,7 @@ __all__ = [
     "Toolchain",
     "ToolchainMissing",
     "amd_compile_command",
+    "cmake_configure_command",
     "code_object_targets",
     "compile_amd",
     "compile_cuda",
@@ -145,6 +149,9 @@ class Toolchain:
         ccbin: host compiler for nvcc (g++-12).
         hip_amd_version / hip_nvidia_version / cuda_version: Debian package versions.
         cuobjdump: cuobjdump from the relocatable CUDA folder, or None if not listed.
+        cmake: the cmake program, or None if not listed.
+        cmake_hip_toolchain_file: CMake toolchain file for ``project(... LANGUAGES HIP)``
+            targeting AMD with clang++-19 and HIP 6.4, or None if not listed.
     """
 
     version: int
@@ -161,6 +168,8 @@ class Toolchain:
     hip_nvidia_version: str
     cuda_version: str
     cuobjdump: Path | None = None
+    cmake: Path | None = None
+    cmake_hip_toolchain_file: Path | None = None
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -195,7 +204,7 @@ class Toolchain:
         values: dict[str, object] = {}
         for f in fields(cls):
             if f.name not in raw or raw[f.name] is None:
-                if f.name == "cuobjdump":
+                if f.default is None:  # optional field
                     values[f.name] = None
                     continue
                 raise ToolchainMissing(json_path, f"toolchain.json has no {f.name!r}")
@@ -307,6 +316,47 @@ class Toolchain:
             listing = [str(self.offload_bundler), "--list", "--type=o", f"--input={fatbin}"]
             out = _run(listing, ToolError, 120).stdout
         return sorted(line.strip() for line in out.splitlines() if line.strip() and not line.startswith("host-"))
+
+    def cmake_configure_command(
+        self,
+        source_dir: StrPath,
+        build_dir: StrPath,
+        offload_archs: Sequence[str] = AMD_TARGETS,
+        extra_args: Sequence[str] = (),
+    ) -> list[str]:
+        """Build the cmake command configuring a HIP-language project for AMD.
+
+        The project declares ``project(NAME LANGUAGES CXX HIP)`` and lists ``.hip`` files;
+        the toolchain file sets clang++-19, the HIP 6.4 root and device libraries. Build
+        with ``cmake --build BUILD``; executables link (against HIP's runtime library)
+        but cannot run here.
+
+        Args:
+            source_dir: folder with the CMakeLists.txt.
+            build_dir: build folder (created by cmake).
+            offload_archs: gfx targets for ``CMAKE_HIP_ARCHITECTURES``; at least one.
+            extra_args: more cmake arguments (e.g. ``-G Ninja``), placed last.
+
+        Returns:
+            The argument list (first element: the cmake path).
+
+        Raises:
+            ToolchainMissing: toolchain.json lists no cmake or CMake toolchain file
+                (installed by an older script: run it again).
+            ValueError: offload_archs is empty or a single string.
+        """
+        if self.cmake is None or self.cmake_hip_toolchain_file is None:
+            raise ToolchainMissing(default_toolchain_dir(), "toolchain.json lists no CMake HIP toolchain file")
+        if isinstance(offload_archs, str) or not offload_archs:
+            raise ValueError("offload_archs must be a non-empty sequence such as ['gfx90a']")
+        return [
+            str(self.cmake),
+            "-S", str(source_dir),
+            "-B", str(build_dir),
+            f"-DCMAKE_TOOLCHAIN_FILE={self.cmake_hip_toolchain_file}",
+            f"-DCMAKE_HIP_ARCHITECTURES={';'.join(offload_archs)}",
+            *extra_args,
+        ]
 
     # ------------------------------------------------------------------ NVIDIA
     def _nvcc_command(
@@ -443,6 +493,12 @@ def compile_amd(source: StrPath, output: StrPath, offload_archs: Sequence[str],
 def code_object_targets(object_file: StrPath, *, toolchain: Toolchain | None = None) -> list[str]:
     """See Toolchain.code_object_targets. Raises ToolchainMissing, FileNotFoundError, ToolError."""
     return _tc(toolchain).code_object_targets(object_file)
+
+
+def cmake_configure_command(source_dir: StrPath, build_dir: StrPath, offload_archs: Sequence[str] = AMD_TARGETS,
+                            extra_args: Sequence[str] = (), *, toolchain: Toolchain | None = None) -> list[str]:
+    """See Toolchain.cmake_configure_command. Raises ToolchainMissing, ValueError."""
+    return _tc(toolchain).cmake_configure_command(source_dir, build_dir, offload_archs, extra_args)
 
 
 def nvidia_compile_command(source: StrPath, output: StrPath, arch: str = "sm_90", link: bool = True,

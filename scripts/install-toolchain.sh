@@ -8,6 +8,7 @@
 #   apt/<suite>/          private apt views of trixie (main non-free) and sid (main)
 #   pkgs/<suite>/<name>/  packages unpacked with dpkg -x (nvidia-cuda-dev: only what nvcc needs)
 #   cuda/                 relocatable CUDA 12.4 folder (bin/nvcc + nvcc.profile using $(_HERE_))
+#   hip-amd-cmake/, hip-amd.cmake   HIP root (links) and toolchain file for CMake's HIP language
 #   stamps/               one file per finished step; a finished step is skipped next time
 #   toolchain.json        absolute paths read by hipport/toolchain.py
 # Work in progress happens under tmp/ and is moved into place with mv, so an interrupted
@@ -23,7 +24,7 @@ FORCE_CHECK=0
 for arg in "$@"; do
   case "$arg" in
     --check) FORCE_CHECK=1 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "install-toolchain: unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
@@ -66,7 +67,8 @@ mark_done() { date -u +%FT%TZ >"$STAMPS/$1.tmp" && mv -f "$STAMPS/$1.tmp" "$STAM
 
 # ---------------------------------------------------------------------------
 # 1. bookworm packages (system-wide). Not stamped: checked each run, cheap.
-SYSTEM_PKGS=(clang-19 lld-19 clang-tools-19 g++-12 cmake)
+# libclang-rt-19-dev: compiler-rt builtins, which CMake's HIP language (hip-lang) links.
+SYSTEM_PKGS=(clang-19 lld-19 clang-tools-19 libclang-rt-19-dev g++-12 cmake)
 missing=()
 for p in "${SYSTEM_PKGS[@]}"; do
   if [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)" != installed ]; then
@@ -175,47 +177,56 @@ unpack_deb() {  # unpack_deb DEB DEST PKG
   fi
 }
 
-fetch_pkg() {  # fetch_pkg SUITE PKG
-  local suite=$1 pkg=$2 step="pkg-$1-$2" dest="$TC/pkgs/$1/$2"
-  if done_step "$step" && [ -d "$dest" ]; then
-    log "have $suite/$pkg $(cat "$dest/.hipport-deb-version")"
-    return 0
-  fi
+fetch_suite() {  # fetch_suite SUITE PKG... : one apt-get download for all missing, then unpack each
+  local suite=$1; shift
+  local pkg todo=() opts dl="$TMP/$suite-dl"
+  for pkg in "$@"; do
+    if done_step "pkg-$suite-$pkg" && [ -d "$TC/pkgs/$suite/$pkg" ]; then
+      log "have $suite/$pkg $(cat "$TC/pkgs/$suite/$pkg/.hipport-deb-version")"
+    else
+      todo+=("$pkg")
+    fi
+  done
+  [ ${#todo[@]} -gt 0 ] || return 0
   invalidate
-  rm -rf "$dest"  # present without its stamp = interrupted between mv and stamp
-  local work="$TMP/$suite-$pkg" opts
-  mkdir -p "$work/dl"
+  mkdir -p "$dl" "$TC/pkgs/$suite"
   mapfile -t opts < <(apt_opts "$suite")
-  log "download $suite/$pkg"
-  if ! (cd "$work/dl" && apt-get "${opts[@]}" -qq download "$pkg"); then
+  log "download $suite: ${todo[*]}"
+  if ! (cd "$dl" && apt-get "${opts[@]}" -qq download "${todo[@]}"); then
     # Stale lists point at a version the mirror dropped: refresh once and retry.
     log "download failed; refreshing the $suite lists and retrying"
     apt-get "${opts[@]}" -qq update || die "apt-get update of the $suite view failed"
-    (cd "$work/dl" && apt-get "${opts[@]}" -qq download "$pkg") || die "cannot download $suite/$pkg"
+    rm -f "$dl"/*.deb
+    (cd "$dl" && apt-get "${opts[@]}" -qq download "${todo[@]}") || die "cannot download from $suite: ${todo[*]}"
   fi
-  local deb
-  deb="$(ls "$work"/dl/*.deb)"
-  local version
-  version="$(dpkg-deb -f "$deb" Version)"
-  log "unpack $suite/$pkg $version ($(du -h "$deb" | cut -f1))"
-  unpack_deb "$deb" "$work/root" "$pkg"
-  printf '%s\n' "$version" >"$work/root/.hipport-deb-version"
-  mkdir -p "$TC/pkgs/$suite"
-  mv "$work/root" "$dest"
-  mark_done "$step"
-  rm -rf "$work"
+  local deb version dest work
+  for pkg in "${todo[@]}"; do
+    deb="$(ls "$dl/${pkg}_"*.deb)"
+    version="$(dpkg-deb -f "$deb" Version)"
+    dest="$TC/pkgs/$suite/$pkg"
+    work="$TMP/$suite-$pkg"
+    log "unpack $suite/$pkg $version ($(du -h "$deb" | cut -f1))"
+    rm -rf "$dest" "$work"  # present without its stamp = interrupted between mv and stamp
+    unpack_deb "$deb" "$work" "$pkg"
+    printf '%s\n' "$version" >"$work/.hipport-deb-version"
+    mv "$work" "$dest"
+    mark_done "pkg-$suite-$pkg"
+    rm -f "$deb"
+  done
+  rm -rf "$dl"
 }
 
-for p in nvidia-cuda-toolkit nvidia-cuda-dev libcu++-dev libamdhip64-dev rocm-device-libs-17; do
-  fetch_pkg trixie "$p"
-done
-fetch_pkg sid libamdhip64-dev
+fetch_suite trixie nvidia-cuda-toolkit nvidia-cuda-dev libcu++-dev libamdhip64-dev rocm-device-libs-17
+# sid: current HIP headers for AMD checks, and the HIP runtime library only so that CMake's
+# HIP language can link (nothing is run on an AMD GPU here).
+fetch_suite sid libamdhip64-dev libamdhip64-6
 
 CUDA_TK="$TC/pkgs/trixie/nvidia-cuda-toolkit"
 CUDA_DEV="$TC/pkgs/trixie/nvidia-cuda-dev"
 LIBCUXX="$TC/pkgs/trixie/libcu++-dev"
 HIP_NV="$TC/pkgs/trixie/libamdhip64-dev"
 HIP_AMD="$TC/pkgs/sid/libamdhip64-dev"
+HIP_AMD_RT="$TC/pkgs/sid/libamdhip64-6"
 DEVLIBS="$TC/pkgs/trixie/rocm-device-libs-17"
 
 ver() { cat "$1/.hipport-deb-version"; }
@@ -267,12 +278,64 @@ NVCC="$TC/cuda/bin/nvcc"
 CUOBJDUMP="$TC/cuda/bin/cuobjdump"
 
 # ---------------------------------------------------------------------------
+# 4b. CMake HIP language (project(x LANGUAGES HIP)) for AMD: a HIP root made of links
+#     and a CMake toolchain file. CMake 3.25 wants <root>/lib/cmake/hip-lang (Debian has
+#     lib/x86_64-linux-gnu/cmake) and hip-lang-targets.cmake computes its prefix four
+#     folders above itself, hence lib/cmake and the top-level lib/include links. Linking
+#     uses lld: it accepts libamdhip64.so.6 without its own dependencies (ROCr, comgr),
+#     which are not installed because nothing is ever run on an AMD GPU here.
+CMAKE_ROOT="$TC/hip-amd-cmake"
+CMAKE_TCFILE="$TC/hip-amd.cmake"
+if ! done_step cmake-hip || [ ! -f "$CMAKE_TCFILE" ] || [ ! -d "$CMAKE_ROOT" ]; then
+  log "CMake HIP root and toolchain file"
+  invalidate
+  rm -rf "$CMAKE_ROOT" "$CMAKE_TCFILE"
+  # Built beside its final place (not under tmp/) so that its relative links resolve.
+  r="$TC/.hip-amd-cmake.partial"
+  rm -rf "$r"
+  mkdir -p "$r/usr/lib/x86_64-linux-gnu"
+  ln -s ../../pkgs/sid/libamdhip64-dev/usr/include "$r/usr/include"
+  ln -s ../../pkgs/sid/libamdhip64-dev/usr/share "$r/usr/share"
+  ml="$r/usr/lib/x86_64-linux-gnu"
+  ln -s ../../../../pkgs/sid/libamdhip64-dev/usr/lib/x86_64-linux-gnu/cmake "$ml/cmake"
+  for f in "$HIP_AMD_RT"/usr/lib/x86_64-linux-gnu/libamdhip64.so.*; do
+    ln -s "../../../../pkgs/sid/libamdhip64-6/usr/lib/x86_64-linux-gnu/$(basename "$f")" "$ml/"
+  done
+  ln -s libamdhip64.so.6 "$ml/libamdhip64.so"
+  ln -s x86_64-linux-gnu/cmake "$r/usr/lib/cmake"
+  ln -s x86_64-linux-gnu/libamdhip64.so "$r/usr/lib/libamdhip64.so"  # clang --hip-link: -L<hip>/lib
+  ln -s usr/lib "$r/lib"
+  ln -s usr/include "$r/include"
+  [ -f "$r/usr/lib/cmake/hip-lang/hip-lang-config.cmake" ] || die "hip-lang CMake package missing"
+  [ -e "$r/lib/x86_64-linux-gnu/libamdhip64.so" ] || die "libamdhip64.so link broken"
+  cat >"$TMP/hip-amd.cmake" <<EOF
+# CMake toolchain file written by hipport scripts/install-toolchain.sh (absolute paths).
+# HIP for AMD with clang++-19 and HIP $HIP_AMD_VERSION; objects for any gfx target, and
+# executables that link (they cannot run here: no AMD GPU, no ROCr runtime installed).
+#   cmake -S SRC -B BUILD -DCMAKE_TOOLCHAIN_FILE=$CMAKE_TCFILE [-DCMAKE_HIP_ARCHITECTURES=gfx90a]
+set(CMAKE_HIP_COMPILER "$CLANG")
+set(CMAKE_HIP_COMPILER_ROCM_ROOT "$CMAKE_ROOT/usr")
+set(CMAKE_HIP_COMPILER_ROCM_LIB "$CMAKE_ROOT/usr/lib")
+set(CMAKE_HIP_FLAGS_INIT "-isystem $CMAKE_ROOT/usr/include --hip-path=$CMAKE_ROOT/usr --rocm-device-lib-path=$DEVLIB_DIR -DHIP_ENABLE_WARP_SYNC_BUILTINS -fuse-ld=lld")
+if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)
+  set(CMAKE_HIP_ARCHITECTURES "gfx90a;gfx942;gfx1030;gfx1100")
+endif()
+EOF
+  mv "$r" "$CMAKE_ROOT"
+  mv "$TMP/hip-amd.cmake" "$CMAKE_TCFILE"
+  mark_done cmake-hip
+else
+  log "have CMake HIP root and toolchain file"
+fi
+CMAKE_BIN="$(command -v cmake)" || die "cmake missing after install"
+
+# ---------------------------------------------------------------------------
 # 5. toolchain.json (written to a temporary name, then renamed).
 log "write toolchain.json"
 TC_CLANG="$CLANG" TC_BUNDLER="$BUNDLER" TC_OBJCOPY="$OBJCOPY" TC_HIP_AMD="$HIP_AMD/usr" \
 TC_DEVLIB="$DEVLIB_DIR" TC_NVCC="$NVCC" TC_CUOBJDUMP="$CUOBJDUMP" TC_HIP_NV="$HIP_NV/usr" \
 TC_CCBIN="$CCBIN" TC_HIP_AMD_VERSION="$HIP_AMD_VERSION" TC_HIP_NV_VERSION="$HIP_NV_VERSION" \
-TC_CUDA_VERSION="$CUDA_VERSION" python3 - "$TC/toolchain.json" <<'EOF'
+TC_CUDA_VERSION="$CUDA_VERSION" TC_CMAKE="$CMAKE_BIN" TC_CMAKE_TCFILE="$CMAKE_TCFILE" python3 - "$TC/toolchain.json" <<'EOF'
 import json, os, sys
 e = os.environ
 data = {
@@ -290,6 +353,8 @@ data = {
     "hip_amd_version": e["TC_HIP_AMD_VERSION"],
     "hip_nvidia_version": e["TC_HIP_NV_VERSION"],
     "cuda_version": e["TC_CUDA_VERSION"],
+    "cmake": e["TC_CMAKE"],
+    "cmake_hip_toolchain_file": e["TC_CMAKE_TCFILE"],
 }
 for key, value in data.items():
     if key != "version" and not key.endswith("_version") and not os.path.exists(value):
@@ -307,7 +372,7 @@ if done_step selfcheck && [ $FORCE_CHECK -eq 0 ]; then
   log "self-check passed before (run with --check to repeat it)"
 else
   rm -f "$STAMPS/selfcheck"
-  log "self-check: compile vadd.hip for gfx90a gfx942 gfx1030 gfx1100 and sm_90"
+  log "self-check: vadd.hip for gfx90a gfx942 gfx1030 gfx1100 and sm_90, and with CMake"
   sc="$TMP/selfcheck"
   mkdir -p "$sc"
   cat >"$sc/vadd.hip" <<'EOF'
@@ -349,8 +414,17 @@ EOF
           -Xcompiler -Wno-deprecated-declarations "$sc/vadd.hip" -o "$sc/vadd_nv")
   "${nv_cmd[@]}" >"$sc/nv.log" 2>&1 || { cat "$sc/nv.log" >&2; die "self-check: NVIDIA compile failed: ${nv_cmd[*]}"; }
   "$CUOBJDUMP" --list-elf "$sc/vadd_nv" | grep -q sm_90 || die "self-check: no sm_90 code in the NVIDIA binary"
+  # CMake: HIP language project, configure + build (link) for gfx90a.
+  mkdir -p "$sc/cmake"
+  cp "$sc/vadd.hip" "$sc/cmake/vadd.hip"
+  printf '%s\n' 'cmake_minimum_required(VERSION 3.21)' 'project(vadd LANGUAGES CXX HIP)' \
+    'add_executable(vadd vadd.hip)' >"$sc/cmake/CMakeLists.txt"
+  { "$CMAKE_BIN" -S "$sc/cmake" -B "$sc/cmake/build" -DCMAKE_TOOLCHAIN_FILE="$CMAKE_TCFILE" \
+      -DCMAKE_HIP_ARCHITECTURES=gfx90a && "$CMAKE_BIN" --build "$sc/cmake/build"; } >"$sc/cmake.log" 2>&1 \
+    || { cat "$sc/cmake.log" >&2; die "self-check: CMake HIP project did not configure/build"; }
+  [ -x "$sc/cmake/build/vadd" ] || die "self-check: CMake built no vadd executable"
   mark_done selfcheck
-  log "self-check ok: $got+ sm_90"
+  log "self-check ok: $got+ sm_90 + CMake HIP executable"
 fi
 
 log "done: $TC/toolchain.json (HIP $HIP_AMD_VERSION for AMD, HIP $HIP_NV_VERSION + CUDA $CUDA_VERSION for NVIDIA)"

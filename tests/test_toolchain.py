@@ -86,6 +86,28 @@ def test_amd_command_puts_the_hip_headers_first(toolchain):
     assert cmd[-4:] == ["-c", "a.hip", "-o", "a.o"]
 
 
+def test_cmake_hip_language_project_builds_for_amd(toolchain, tmp_path):
+    assert toolchain.cmake_hip_toolchain_file is not None, (
+        "toolchain.json lists no cmake_hip_toolchain_file: run scripts/install-toolchain.sh again")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "saxpy.hip").write_text(KERNEL)
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\n"
+        "project(saxpy LANGUAGES CXX HIP)\n"
+        "add_executable(saxpy saxpy.hip)\n"
+    )
+    build = tmp_path / "build"
+    configure = toolchain.cmake_configure_command(src, build, ["gfx90a", "gfx1100"])
+    for cmd in (configure, [str(toolchain.cmake), "--build", str(build)]):
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        assert proc.returncode == 0, f"{' '.join(cmd)}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    assert (build / "saxpy").is_file()
+    obj = build / "CMakeFiles" / "saxpy.dir" / "saxpy.hip.o"
+    assert toolchain.code_object_targets(obj) == [
+        "hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
+
+
 def test_nvidia_sm90_binary_links_and_holds_sm90_code(toolchain, kernel, tmp_path):
     binary = tmp_path / "saxpy"
     toolchain.compile_nvidia(kernel, binary, arch="sm_90", link=True)
