@@ -59,3 +59,21 @@ def test_golden_runtime_api_output_compiles_for_amd(toolchain, tmp_path):
     toolchain.compile_amd(FIXTURES / "rewrite" / "expected" / "runtime_api.hip", obj, ("gfx942",),
                           extra_flags=("-std=c++17",))
     assert obj.stat().st_size > 0
+
+
+def test_generated_cmake_builds_the_ported_corpus_for_amd(toolchain, tmp_path):
+    """CMake's HIP language configures and builds the generated CMakeLists.txt; the offload
+    architectures come from the template's default (set here with --offload-arch)."""
+    import subprocess
+
+    out, build = tmp_path / "ported", tmp_path / "build"
+    convert_tree(CORPUS, out, ConvertOptions(offload_archs=("gfx90a", "gfx1100")))
+    configure = [str(toolchain.cmake), "-S", str(out), "-B", str(build),
+                 f"-DCMAKE_TOOLCHAIN_FILE={toolchain.cmake_hip_toolchain_file}"]
+    for command in (configure, [str(toolchain.cmake), "--build", str(build), "--parallel", "2"]):
+        done = subprocess.run(command, capture_output=True, text=True)
+        assert done.returncode == 0, f"{' '.join(command)}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    for target in ("multi_file", "shared_reduce", "stream_events", "template_namespace", "vector_add"):
+        assert (build / target).is_file()
+    obj = build / "CMakeFiles" / "vector_add.dir" / "vector_add" / "vector_add.hip.o"
+    assert toolchain.code_object_targets(obj) == ["hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
