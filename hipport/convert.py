@@ -115,12 +115,13 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
     return PortedFile(file, output, summary, analysis.defines_main, analysis.uses_cuda)
 
 
-# Worker-process state: rules and parser are made once per process by _init_worker.
+# Worker-process state, set once per process by _init_worker (the rules are loaded and
+# validated once, in the parent, and handed over).
 _worker_state: dict = {}
 
 
-def _init_worker(options: ConvertOptions, tree_files: frozenset[str]) -> None:
-    _worker_state.update(rules=default_rules(), parser=new_parser(), options=options, tree_files=tree_files)
+def _init_worker(rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str]) -> None:
+    _worker_state.update(rules=rules, parser=new_parser(), options=options, tree_files=tree_files)
 
 
 def _port_in_worker(file: TreeFile) -> PortedFile:
@@ -138,7 +139,7 @@ def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet) ->
             yield port_file(file, rules, options, tree_files, parser)
         return
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
-                             initargs=(options, tree_files)) as pool:
+                             initargs=(rules, options, tree_files)) as pool:
         yield from pool.map(_port_in_worker, files, chunksize=max(1, len(files) // (jobs * 8)))
 
 

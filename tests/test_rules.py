@@ -49,12 +49,13 @@ HEADER = """\
 
 
 @pytest.mark.parametrize("entry, message", [
-    ("  - {cuda: cudaFoo, hip: hipFoo, kind: functon, status: supported}", "'functon' is not one of"),
-    ("  - {cuda: cudaFoo, kind: function, status: supported}", "'hip' is a required property"),
-    ("  - {cuda: cudaFoo, hip: hipFoo, kind: function}", "'status' is a required property"),
+    ("  - {cuda: cudaFoo, hip: hipFoo, kind: functon, status: supported}", "'functon' must be one of ['function', 'type', 'enum', 'enumerator', 'macro', 'header']"),
+    ("  - {cuda: cudaFoo, kind: function, status: supported}", "must contain ['hip'] properties"),
+    ("  - {cuda: cudaFoo, hip: hipFoo, kind: function}", "must contain ['status'] properties"),
     ("  - {cuda: cudaFoo, hip: hipFoo, kind: function, status: supported, colour: red}",
-     "Additional properties are not allowed ('colour' was unexpected)"),
-    ("  - {cuda: cudaFoo, hip: hipFoo, kind: function, status: supported, hip_added: 1.x}", "'1.x' does not match"),
+     "must not contain {'colour'} properties"),
+    ("  - {cuda: cudaFoo, hip: hipFoo, kind: function, status: unsupported}", "hip: 'hipFoo' must not be there"),
+    ("  - {cuda: cudaFoo, hip: hipFoo, kind: function, status: supported, hip_added: 1.x}", "'1.x' must match pattern"),
 ])
 def test_bad_entry_is_reported_with_file_and_line(tmp_path, entry, message):
     path = _write(tmp_path / "bad.yaml", HEADER + "      - {cuda: cudaOk, hip: hipOk, kind: function, status: supported}\n    " + entry + "\n")
