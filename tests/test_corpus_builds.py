@@ -46,7 +46,7 @@ def test_ported_unit_builds_for_nvidia_sm90(toolchain, ported_corpus, unit, tmp_
     assert binary.is_file() and binary.stat().st_size > 0
 
 
-@pytest.mark.parametrize("name", ["launches.hip", "launches_hip.hip"])
+@pytest.mark.parametrize("name", ["launches.hip", "launches.launch-hip.hip"])
 def test_golden_launch_outputs_compile_for_amd(toolchain, name, tmp_path):
     obj = tmp_path / "golden.o"
     toolchain.compile_amd(FIXTURES / "rewrite" / "expected" / name, obj, ("gfx942",), extra_flags=("-std=c++17",))

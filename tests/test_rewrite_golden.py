@@ -1,8 +1,8 @@
 """Golden files: every rewrite kind, byte for byte, plus the findings of each input.
 
 Inputs live in tests/fixtures/rewrite/; the expected outputs and findings, written and reviewed
-by the team, in tests/fixtures/rewrite/expected/. An input whose stem ends in ``_hip`` is
-converted with ``--launch-syntax=hip``.
+by the team, in tests/fixtures/rewrite/expected/. The launch input is converted a second time
+with ``--launch-syntax=hip``; that output is ``expected/launches.launch-hip.hip``.
 """
 
 from __future__ import annotations
@@ -17,18 +17,20 @@ from hipport.discover import output_name
 from helpers import FIXTURES, findings_lines
 
 REWRITE = FIXTURES / "rewrite"
-INPUTS = sorted(p for p in REWRITE.iterdir() if p.is_file())
+CASES = [(p, "chevron", output_name(p.name), f"{p.name}.findings")
+         for p in sorted(REWRITE.iterdir()) if p.is_file()]
+CASES.append((REWRITE / "launches.cu", "hip", "launches.launch-hip.hip", "launches.launch-hip.findings"))
 
 
-@pytest.mark.parametrize("source", INPUTS, ids=[p.name for p in INPUTS])
-def test_golden_output_and_findings(source, tmp_path):
-    syntax = "hip" if source.stem.endswith("_hip") else "chevron"
+@pytest.mark.parametrize("source, syntax, expected_name, findings_name", CASES,
+                         ids=[f"{c[0].name}-{c[1]}" for c in CASES])
+def test_golden_output_and_findings(source, syntax, expected_name, findings_name, tmp_path):
     out = tmp_path / "out"
     convert_tree(source, out, ConvertOptions(launch_syntax=syntax))
-    expected = (REWRITE / "expected" / output_name(source.name)).read_bytes()
+    expected = (REWRITE / "expected" / expected_name).read_bytes()
     assert (out / output_name(source.name)).read_bytes() == expected
     report = json.loads((out / "hipport-report.json").read_text())
-    expected_findings = (REWRITE / "expected" / f"{source.name}.findings").read_text().splitlines()
+    expected_findings = (REWRITE / "expected" / findings_name).read_text().splitlines()
     assert findings_lines(report) == expected_findings
 
 
@@ -54,8 +56,8 @@ def test_latin1_bytes_are_preserved(tmp_path):
 
 
 def test_launch_syntax_hip_variants(tmp_path):
-    convert_tree(REWRITE / "launches_hip.cu", tmp_path, ConvertOptions(launch_syntax="hip"))
-    text = (tmp_path / "launches_hip.hip").read_text()
+    convert_tree(REWRITE / "launches.cu", tmp_path, ConvertOptions(launch_syntax="hip"))
+    text = (tmp_path / "launches.hip").read_text()
     assert "<<<" not in text
     assert text.count("hipLaunchKernelGGL(") == 7
     # two, three and four configuration arguments
