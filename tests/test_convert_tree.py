@@ -182,3 +182,43 @@ def test_parallel_and_serial_conversions_agree(tmp_path):
     assert {k: v for k, v in tree_digest(tmp_path / "serial").items() if k not in reports} == \
            {k: v for k, v in tree_digest(tmp_path / "parallel").items() if k not in reports}
     assert serial.report.totals()["references_rewritten"] == parallel.report.totals()["references_rewritten"] > 0
+
+
+def _run_hipport(args, stderr_is_tty):
+    """Run the installed CLI in a subprocess, stderr on a pseudo-terminal when asked."""
+    import pty
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "hipport.cli", *args]
+    if not stderr_is_tty:
+        done = subprocess.run(command, capture_output=True)
+        return done.returncode, done.stderr
+    import fcntl
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # 24 rows, 100 columns
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(master)
+    return process.wait(), b"".join(chunks)
+
+
+def test_progress_bar_only_on_a_terminal(tmp_path):
+    code, stderr = _run_hipport(["convert", str(CORPUS), "-o", str(tmp_path / "tty")], stderr_is_tty=True)
+    assert code == 0
+    assert b"file/s]" in stderr  # tqdm's bar, e.g. "0file [00:00, ?file/s]"
+    code, stderr = _run_hipport(["convert", str(CORPUS), "-o", str(tmp_path / "pipe")], stderr_is_tty=False)
+    assert code == 0
+    assert stderr == b""
