@@ -3,9 +3,9 @@
 One pass per file, driven by cheap byte scans that find *candidates* and by the syntax tree
 that confirms them:
 
-1. The set of words in the file is intersected with the rule names; only the names present
-   are searched for, and each hit is looked up in the tree: it is rewritten only when the
-   token there is an identifier in code (never inside a comment, string or character literal,
+1. One precompiled scan finds the words that start like a rule name (see
+   :meth:`hipport.rules.RuleSet.candidate_pattern`); a word that is a rule name is looked up
+   in the tree and rewritten only when the token there is an identifier in code (never inside a comment, string or character literal,
    also inside macro bodies, which the grammar keeps as opaque text).
 2. ``#include`` directives are mapped through the header rules; a quoted include that names a
    file of the project is never touched (except that ``"x.cu"`` follows the rename to
@@ -36,11 +36,10 @@ HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
 #: Headers whose inclusion makes the HIP runtime (and the kernel language) available.
 RUNTIME_HEADERS = frozenset({HIP_RUNTIME_HEADER})
 
-_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include\b", re.MULTILINE)
 _LAUNCH = re.compile(rb"<<<")
 _MAIN = re.compile(rb"(?<![A-Za-z0-9_])main[ \t\r\n]*\(")
-_ASM_WORDS = frozenset({b"asm", b"__asm__", b"__asm"})
+_ASM = re.compile(rb"(?<![A-Za-z0-9_])(?:__asm__|__asm|asm)(?![A-Za-z0-9_])")
 _IDENTIFIER_TYPES = frozenset({"identifier", "type_identifier", "namespace_identifier", "ERROR"})
 _SKIPPED_DIRECTIVES = frozenset({b"#error", b"#warning"})
 _FINDING_STATUSES = {
@@ -136,12 +135,13 @@ def _mapping_fields(mapping: Mapping) -> dict[str, str]:
     }
 
 
-def _rewrite_identifiers(ctx: _FileContext, words: set[bytes]) -> None:
-    names = sorted((w for w in words if w.decode("latin-1") in ctx.rules.identifiers), key=len, reverse=True)
-    if not names:
-        return
-    pattern = re.compile(rb"(?<![A-Za-z0-9_])(?:" + b"|".join(names) + rb")(?![A-Za-z0-9_])")
-    for match in pattern.finditer(ctx.source):
+def _rewrite_identifiers(ctx: _FileContext) -> None:
+    identifiers = ctx.rules.identifiers
+    for match in ctx.rules.candidate_pattern.finditer(ctx.source):
+        name = match.group().decode("ascii")
+        mapping = identifiers.get(name)
+        if mapping is None:
+            continue
         start, end = match.span()
         node = ctx.node_at(start, end)
         if node.type == "preproc_arg":
@@ -149,8 +149,6 @@ def _rewrite_identifiers(ctx: _FileContext, words: set[bytes]) -> None:
                 continue
         elif node.type not in _IDENTIFIER_TYPES:
             continue
-        name = match.group().decode("ascii")
-        mapping = ctx.rules.identifiers[name]
         ctx.result.uses_cuda = True
         if mapping.hip and mapping.hip != name:
             ctx.result.edits.append(Edit(start, end, mapping.hip.encode("ascii")))
@@ -257,7 +255,7 @@ def _rewrite_launches(ctx: _FileContext, launch_syntax: str) -> None:
 
 
 def _report_inline_asm(ctx: _FileContext) -> None:
-    for match in re.finditer(rb"(?<![A-Za-z0-9_])(?:__asm__|__asm|asm)(?![A-Za-z0-9_])", ctx.source):
+    for match in _ASM.finditer(ctx.source):
         token = ctx.node_at(match.start(), match.end())
         if token.type not in ("asm", "__asm__", "__asm", "identifier"):
             continue
@@ -355,14 +353,13 @@ def analyze_file(
         A :class:`FileAnalysis`; nothing is written.
     """
     ctx = _FileContext(path, source, tree, rules)
-    words = set(_WORD.findall(source))
-    _rewrite_identifiers(ctx, words)
-    headers = _rewrite_includes(ctx, resolve_header) if b"include" in words else set()
+    _rewrite_identifiers(ctx)
+    headers = _rewrite_includes(ctx, resolve_header) if b"include" in source else set()
     if b"<<<" in source:
         _rewrite_launches(ctx, launch_syntax)
-    if words & _ASM_WORDS:
+    if b"asm" in source:
         _report_inline_asm(ctx)
-    if b"main" in words:
+    if b"main" in source:
         _find_main(ctx)
     if is_cuda_unit and not headers & RUNTIME_HEADERS:
         _insert_runtime_include(ctx)

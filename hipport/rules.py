@@ -15,8 +15,9 @@ The format is documented in ``docs/rules-format.md``.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -30,6 +31,8 @@ try:  # libyaml is much faster; both loaders are the safe ones.
 except AttributeError:  # pragma: no cover - depends on how PyYAML was built
     _SafeLoader = yaml.SafeLoader
 
+#: Length of the name prefixes that :attr:`RuleSet.candidate_pattern` scans for.
+CANDIDATE_PREFIX_LENGTH = 4
 KINDS = ("function", "type", "enum", "enumerator", "macro", "header")
 STATUSES = ("supported", "unsupported", "deprecated", "removed", "experimental")
 VERSION_FIELDS = (
@@ -110,6 +113,18 @@ class RuleSet:
     checks: dict[str, Check]
     checks_by_name: dict[str, Check]
     files: tuple[Path, ...]
+
+    @cached_property
+    def candidate_pattern(self) -> re.Pattern[bytes]:
+        """A compiled regex matching every whole word that starts like an identifier rule.
+
+        Built from the distinct first :data:`CANDIDATE_PREFIX_LENGTH` characters of the rule
+        names (``cuda``, ``CUDA``, ``text``...), so one scan of a file finds every rule name in
+        it without a per-file regex; a match still has to be looked up in ``identifiers``.
+        """
+        prefixes = sorted({name[:CANDIDATE_PREFIX_LENGTH] for name in self.identifiers}, key=lambda p: (-len(p), p))
+        alternatives = b"|".join(re.escape(p.encode("ascii")) for p in prefixes) or b"(?!)"
+        return re.compile(rb"(?<![A-Za-z0-9_])(?:" + alternatives + rb")[A-Za-z0-9_]*")
 
     def check(self, name: str) -> Check:
         """Return the check called ``name``; KeyError names the missing check."""
