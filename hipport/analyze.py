@@ -42,6 +42,9 @@ _MAIN = re.compile(rb"(?<![A-Za-z0-9_])main[ \t\r\n]*\(")
 _ASM = re.compile(rb"(?<![A-Za-z0-9_])(?:__asm__|__asm|asm)(?![A-Za-z0-9_])")
 _IDENTIFIER_TYPES = frozenset({"identifier", "type_identifier", "namespace_identifier", "ERROR"})
 _SKIPPED_DIRECTIVES = frozenset({b"#error", b"#warning"})
+#: Bytes that continue an identifier: a match followed by one is part of a longer name
+#: (``$`` is a GCC extension, bytes >= 0x80 are UTF-8 identifier characters).
+_WORD_CONTINUATION = frozenset(bytes([b]) for b in b"$" + bytes(range(0x80, 0x100)))
 _FINDING_STATUSES = {
     "unsupported": "unsupported-api",
     "removed": "removed-api",
@@ -97,12 +100,10 @@ class _FileContext:
     def report(self, check_name: str, node_or_point, name: str = "", **fields: str) -> None:
         check = self.rules.check(check_name)
         row, column = node_or_point.start_point if hasattr(node_or_point, "start_point") else node_or_point
+        message, fix = check.render(name=name, **fields)
         self.result.findings.append(Finding(
-            path=self.path, line=row + 1, column=column + 1,
-            rule_id=check.id, rule_name=check.name, severity=check.severity,
-            message=check.message.format(name=name, **fields),
-            fix=check.fix.format(name=name, **fields),
-            name=name,
+            path=self.path, line=row + 1, column=column + 1, rule_id=check.id, rule_name=check.name,
+            severity=check.severity, message=message, fix=fix, name=name,
         ))
 
     def in_macro_code(self, node: tree_sitter.Node, start: int) -> bool:
@@ -110,7 +111,7 @@ class _FileContext:
         parent = node.parent
         if parent is not None and parent.type == "preproc_call":
             directive = parent.child_by_field_name("directive")
-            if directive is not None and self.text(directive) in _SKIPPED_DIRECTIVES:
+            if directive is not None and b"".join(self.text(directive).split()) in _SKIPPED_DIRECTIVES:
                 return False
         mask = self._macro_masks.get(node.start_byte)
         if mask is None:
@@ -135,29 +136,36 @@ def _mapping_fields(mapping: Mapping) -> dict[str, str]:
     }
 
 
+def _point_of(ctx: _FileContext, node: tree_sitter.Node, offset: int) -> tuple[int, int]:
+    """0-based (row, byte column) of ``offset``, which lies inside ``node`` (no scan from the file start)."""
+    row = node.start_point[0] + ctx.source.count(b"\n", node.start_byte, offset)
+    return row, offset - (ctx.source.rfind(b"\n", 0, offset) + 1)
+
+
 def _rewrite_identifiers(ctx: _FileContext) -> None:
     identifiers = ctx.rules.identifiers
-    for match in ctx.rules.candidate_pattern.finditer(ctx.source):
+    source = ctx.source
+    for match in ctx.rules.candidate_pattern.finditer(source):
         name = match.group().decode("ascii")
         mapping = identifiers.get(name)
-        if mapping is None:
-            continue
         start, end = match.span()
+        if mapping is None or source[end:end + 1] in _WORD_CONTINUATION:
+            continue  # not a rule name, or only the ASCII head of a longer name (cudaMalloc\u00e9)
         node = ctx.node_at(start, end)
         if node.type == "preproc_arg":
             if not ctx.in_macro_code(node, start):
                 continue
-        elif node.type not in _IDENTIFIER_TYPES:
+        elif node.type not in _IDENTIFIER_TYPES or (node.type != "ERROR" and (node.start_byte, node.end_byte) != (start, end)):
             continue
+        elif node.type == "identifier" and mapping.kind == "type" and mapping.hip in (None, name):
+            continue  # a variable that happens to share the name of an unported type (int texture;)
         ctx.result.uses_cuda = True
         if mapping.hip and mapping.hip != name:
             ctx.result.edits.append(Edit(start, end, mapping.hip.encode("ascii")))
             ctx.result.references_rewritten += 1
         check_name = _FINDING_STATUSES.get(mapping.status)
         if check_name:
-            row = ctx.source.count(b"\n", 0, start)
-            column = start - (ctx.source.rfind(b"\n", 0, start) + 1)
-            ctx.report(check_name, (row, column), name=name, **_mapping_fields(mapping))
+            ctx.report(check_name, _point_of(ctx, node, start), name=name, **_mapping_fields(mapping))
 
 
 def _include_path_node(include: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -170,10 +178,26 @@ def _line_start(source: bytes, offset: int) -> int:
     return begin if source[begin:offset].strip(b" \t") == b"" else offset
 
 
+def _include_guard(ctx: _FileContext) -> tree_sitter.Node | None:
+    """The ``#ifndef X / #define X ... #endif`` node wrapping the whole file, if there is one."""
+    code = [node for node in ctx.root.children if node.type != "comment"]
+    if len(code) != 1 or code[0].type != "preproc_ifdef" or not ctx.text(code[0]).startswith(b"#ifndef"):
+        return None
+    guard = code[0]
+    name = guard.child_by_field_name("name")
+    first = next((c for c in guard.named_children if c.start_byte != name.start_byte), None) if name else None
+    if name is None or first is None or first.type != "preproc_def":
+        return None
+    define_name = first.child_by_field_name("name")
+    return guard if define_name is not None and ctx.text(define_name) == ctx.text(name) else None
+
+
 def _rewrite_includes(ctx: _FileContext, resolve_header: HeaderResolver) -> set[str]:
-    """Map include paths; returns the set of headers the ported file includes."""
+    """Map include paths; return the headers the ported file includes unconditionally (at the
+    top level, or directly inside its include guard)."""
     included: dict[tuple[int, str], tree_sitter.Node] = {}
     headers: set[str] = set()
+    unconditional_parents = {ctx.root.id} | ({guard.id} if (guard := _include_guard(ctx)) else set())
     for match in _INCLUDE.finditer(ctx.source):
         node = ctx.node_at(match.end() - 1, match.end())
         while node is not None and node.type != "preproc_include":
@@ -201,33 +225,59 @@ def _rewrite_includes(ctx: _FileContext, resolve_header: HeaderResolver) -> set[
                 check_name = _FINDING_STATUSES.get(mapping.status)
                 if check_name:
                     ctx.report(check_name, path_node, name=name, **_mapping_fields(mapping))
-        parent_key = (node.parent.start_byte if node.parent else -1, new_name)
-        if new_name == HIP_RUNTIME_HEADER and parent_key in included:
+        parent_key = (node.parent.id if node.parent else -1, new_name)
+        if new_name == HIP_RUNTIME_HEADER and parent_key in included and not node.parent.has_error:
             # A second hip_runtime.h include in the same block: drop the whole line.
             ctx.result.edits.append(Edit(_line_start(ctx.source, node.start_byte), node.end_byte, b""))
             ctx.result.references_rewritten += 1
             continue
         included[parent_key] = node
-        headers.add(new_name)
+        if parent_key[0] in unconditional_parents:
+            headers.add(new_name)
         if new_name != name:
             ctx.result.edits.append(Edit(path_node.start_byte + 1, path_node.end_byte - 1, new_name.encode("utf-8")))
             ctx.result.references_rewritten += 1
     return headers
 
 
-def _kernel_name_needs_wrapper(function: tree_sitter.Node) -> bool:
-    node = function
-    while node.type == "qualified_identifier":
-        name = node.child_by_field_name("name")
-        if name is None:
-            break
-        node = name
-    return node.type == "template_function"
+def _has_bare_comma(text: bytes) -> bool:
+    """True when ``text`` has a comma outside parentheses, which would split a macro argument
+    (``dim3{2, 2}``, ``C<1, 2>::value``)."""
+    depth = 0
+    for byte in text:
+        if byte == 0x28:  # (
+            depth += 1
+        elif byte == 0x29:  # )
+            depth -= 1
+        elif byte == 0x2C and depth == 0:  # ,
+            return True
+    return False
+
+
+def _kernel_name_needs_wrapper(ctx: _FileContext, function: tree_sitter.Node) -> bool:
+    """HIP_KERNEL_NAME(...) protects a kernel name holding template arguments or bare commas."""
+    text = ctx.text(function)
+    return b"<" in text or _has_bare_comma(text)
+
+
+def _launch_kept_reason(call: tree_sitter.Node) -> str | None:
+    """Why a launch cannot become hipLaunchKernelGGL (a statement-like macro), or None."""
+    parent = call.parent
+    if parent is None or parent.type != "expression_statement":
+        return "the launch is used as an expression, and hipLaunchKernelGGL is a statement"
+    return None
 
 
 def _rewrite_launches(ctx: _FileContext, launch_syntax: str) -> None:
     for match in _LAUNCH.finditer(ctx.source):
         token = ctx.node_at(match.start(), match.end())
+        if token.type == "preproc_arg" and ctx.in_macro_code(token, match.start()):
+            ctx.result.kernel_launches += 1
+            ctx.result.uses_cuda = True
+            if launch_syntax == "hip":
+                ctx.report("launch-kept", _point_of(ctx, token, match.start()), name="<<<",
+                           reason="the launch is inside a macro body")
+            continue
         config = token.parent
         if token.type != "<<<" or config is None or config.type != "kernel_call_syntax":
             continue
@@ -244,12 +294,20 @@ def _rewrite_launches(ctx: _FileContext, launch_syntax: str) -> None:
         config_args = [c for c in config.named_children if c.type != "comment"]
         if function is None or arguments is None or closing.type != ">>>" or not 2 <= len(config_args) <= 4:
             continue
-        wrap = _kernel_name_needs_wrapper(function)
+        reason = _launch_kept_reason(call)
+        if reason:
+            ctx.report("launch-kept", token, name="<<<", reason=reason)
+            continue
+        wrap = _kernel_name_needs_wrapper(ctx, function)
         defaults = b"".join(b", 0" for _ in range(4 - len(config_args)))
         has_args = any(c.type != "comment" for c in arguments.named_children)
         ctx.result.edits.append(Edit(function.start_byte, function.start_byte,
                                      b"hipLaunchKernelGGL(" + (b"HIP_KERNEL_NAME(" if wrap else b"")))
         ctx.result.edits.append(Edit(function.end_byte, config_args[0].start_byte, b"), " if wrap else b", "))
+        for arg in config_args:  # a bare comma would split the macro argument: parenthesize
+            if _has_bare_comma(ctx.text(arg)):
+                ctx.result.edits.append(Edit(arg.start_byte, arg.start_byte, b"("))
+                ctx.result.edits.append(Edit(arg.end_byte, arg.end_byte, b")"))
         ctx.result.edits.append(Edit(config_args[-1].end_byte, arguments.start_byte + 1,
                                      defaults + (b", " if has_args else b"")))
 
@@ -303,20 +361,17 @@ def _find_main(ctx: _FileContext) -> None:
 
 
 def _implicit_include_offset(ctx: _FileContext) -> int:
-    """Where ``#include <hip/hip_runtime.h>`` goes in a file that lacks it (a line start)."""
+    """Where ``#include <hip/hip_runtime.h>`` goes in a file that lacks it (a line start):
+    after the include-guard opening, or after ``#pragma once``, or before the first code."""
+    guard = _include_guard(ctx)
+    if guard is not None:
+        name = guard.child_by_field_name("name")
+        return next(c for c in guard.named_children if c.start_byte != name.start_byte).end_byte
     for node in ctx.root.children:
         if node.type == "comment":
             continue
         if node.type == "preproc_call" and ctx.text(node).split() == [b"#pragma", b"once"]:
             return node.end_byte
-        if node.type == "preproc_ifdef" and ctx.text(node).startswith(b"#ifndef"):
-            guard = node.child_by_field_name("name")
-            for child in node.named_children:
-                if child.type == "preproc_def":
-                    define_name = child.child_by_field_name("name")
-                    if guard is not None and define_name is not None and ctx.text(define_name) == ctx.text(guard):
-                        return child.end_byte
-                    break
         return _line_start(ctx.source, node.start_byte)
     return len(ctx.source)
 
@@ -367,7 +422,7 @@ def analyze_file(
     if tree.root_node.has_error:
         regions = error_regions(tree)
         ctx.result.parse_error_regions = len(regions)
-        first = regions[0]
-        ctx.report("parse-error", (first.row, first.column), count=str(len(regions)))
+        if regions:  # has_error can be set with no ERROR/MISSING node to show for it
+            ctx.report("parse-error", (regions[0].row, regions[0].column), count=str(len(regions)))
     ctx.result.findings.sort(key=Finding.sort_key)
     return ctx.result

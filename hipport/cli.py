@@ -6,6 +6,7 @@ there is one).
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
@@ -25,6 +26,14 @@ class InputError(click.ClickException):
     exit_code = 2
 
 
+class _Terminated(Exception):
+    """SIGTERM arrived: unwind like Ctrl-C so no temporary file is left behind."""
+
+
+def _terminate(_signum, _frame) -> None:
+    raise _Terminated
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="hipport")
 def main() -> None:
@@ -41,7 +50,7 @@ def _split_archs(_ctx, _param, value: str) -> tuple[str, ...]:
 
 @main.command()
 @click.argument("src", type=click.Path(path_type=Path))
-@click.option("-o", "--output", "out", required=True, type=click.Path(path_type=Path),
+@click.option("-o", "--output", "out_text", required=True, type=str,
               help="Folder to write the HIP tree, CMake build and reports into.")
 @click.option("--exclude", multiple=True, metavar="PATTERN",
               help="gitignore-style pattern (relative to SRC) of paths to leave out; repeatable.")
@@ -50,13 +59,17 @@ def _split_archs(_ctx, _param, value: str) -> tuple[str, ...]:
 @click.option("--offload-arch", "offload_archs", default=";".join(DEFAULT_OFFLOAD_ARCHS), show_default=True,
               callback=_split_archs, metavar="LIST",
               help="Default CMAKE_HIP_ARCHITECTURES of the generated CMake build (';' or ',' separated).")
-@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("-j", "--jobs", type=click.IntRange(min=0, max=256), default=0, show_default=True,
               help="Worker processes (0: one per CPU core).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
-def convert(src: Path, out: Path, exclude: tuple[str, ...], launch_syntax: str,
+def convert(src: Path, out_text: str, exclude: tuple[str, ...], launch_syntax: str,
             offload_archs: tuple[str, ...], jobs: int, quiet: bool) -> None:
     """Port the CUDA file or tree SRC to HIP in the folder OUT (SRC is never modified)."""
+    if not str(out_text):
+        raise InputError("the output folder (-o) is empty")
+    out = Path(out_text)
     options = ConvertOptions(exclude=exclude, launch_syntax=launch_syntax, offload_archs=offload_archs, jobs=jobs)
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         rules = default_rules()
         show_bar = not quiet and sys.stderr.isatty()
@@ -69,11 +82,12 @@ def convert(src: Path, out: Path, exclude: tuple[str, ...], launch_syntax: str,
     except (DiscoveryError, RuleError) as error:
         raise InputError(str(error)) from None
     except OSError as error:
-        raise InputError(f"{error.filename or ''}: {error.strerror or error}") from None
-    except KeyboardInterrupt:
+        where = f"{error.filename}: " if error.filename else ""
+        raise InputError(f"{where}{error.strerror or error}") from None
+    except (KeyboardInterrupt, _Terminated) as stop:
         click.echo("hipport: interrupted; every file written so far is complete, the reports were not written",
                    err=True)
-        sys.exit(130)
+        sys.exit(143 if isinstance(stop, _Terminated) else 130)  # 128 + SIGTERM / SIGINT
     if not quiet:
         click.echo(result.report.summary_text())
         click.echo(f"report: {out / REPORT_MARKDOWN}")

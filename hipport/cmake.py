@@ -21,7 +21,9 @@ from .resources import data_dir
 
 #: The AMD offload architectures built by default: CDNA2 (MI200), CDNA3 (MI300), RDNA2, RDNA3.
 DEFAULT_OFFLOAD_ARCHS = ("gfx90a", "gfx942", "gfx1030", "gfx1100")
-_OFFLOAD_ARCH = re.compile(r"^(gfx[0-9a-f]+(:[a-z+-]+)*|sm_[0-9]+a?)$")
+#: An AMD offload architecture: gfx90a, gfx942, gfx1100, gfx9-generic, with target features
+#: such as :xnack+ or :sramecc- (LLVM AMDGPU usage).
+_OFFLOAD_ARCH = re.compile(r"^gfx(?:[0-9]{2,3}[0-9a-f]|[0-9]{1,2}(?:-[0-9])?-generic)((?::(?:sramecc|xnack)[+-])*)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,16 +43,35 @@ def cmake_quote(value: str) -> str:
     return f'"{escaped}"'
 
 
+#: Substrings CMake cannot take in a source file name, however it is quoted: add_executable
+#: re-reads the name, so a backslash is a syntax error, ``${`` expands a variable and ``;``
+#: splits the list (seen with CMake 3.25).
+CMAKE_UNLISTABLE = ("\\", "${", ";")
+
+
+def cmake_listable(path: str) -> bool:
+    """True when ``path`` can be named in a CMake source list (see :data:`CMAKE_UNLISTABLE`)."""
+    return not any(part in path for part in CMAKE_UNLISTABLE)
+
+
 def _identifier(text: str) -> str:
     name = re.sub(r"[^A-Za-z0-9_]", "_", text).strip("_") or "target"
     return name if not name[0].isdigit() else "t_" + name
 
 
 def validate_offload_archs(archs: list[str]) -> list[str]:
-    """Check offload architecture names (``gfx90a``, ``gfx942:xnack+``); raise ValueError on a bad one."""
+    """Check AMD offload architecture names (``gfx90a``, ``gfx942:xnack+``).
+
+    Raises:
+        ValueError: a name is malformed or repeats a feature, a name repeats, or the list is empty.
+    """
     for arch in archs:
-        if not _OFFLOAD_ARCH.match(arch):
+        match = _OFFLOAD_ARCH.match(arch)
+        features = [f[:-1] for f in match.group(1).split(":")[1:]] if match else []
+        if not match or len(features) != len(set(features)):
             raise ValueError(f"{arch!r} is not an offload architecture name such as gfx90a or gfx1100")
+    if len(set(archs)) != len(archs):
+        raise ValueError(f"offload architectures repeat: {';'.join(archs)}")
     if not archs:
         raise ValueError("at least one offload architecture is needed")
     return archs

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .analyze import analyze_file
-from .cmake import DEFAULT_OFFLOAD_ARCHS, UnitInfo, render_cmake
+from .cmake import DEFAULT_OFFLOAD_ARCHS, UnitInfo, cmake_listable, render_cmake
 from .discover import TreeFile, discover
 from .edits import apply_edits
 from .emit import atomic_write
@@ -80,6 +80,22 @@ class _HeaderResolver:
         return None
 
 
+#: Byte-order marks of encodings whose text is not ASCII-compatible (longest first).
+_WIDE_BOMS = ((b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"), (b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"),
+              (b"\xfe\xff", "UTF-16 (big-endian)"), (b"\xff\xfe", "UTF-16 (little-endian)"))
+
+
+def _wide_encoding(data: bytes) -> str | None:
+    """The name of a UTF-16/32 encoding announced by a byte-order mark, else None."""
+    return next((name for bom, name in _WIDE_BOMS if data.startswith(bom)), None)
+
+
+def _finding(rules: RuleSet, check_name: str, path: str, line: int, column: int, **fields: str) -> Finding:
+    check = rules.check(check_name)
+    message, fix = check.render(name="", **fields)
+    return Finding(path, line, column, check.id, check.name, check.severity, message, fix, "")
+
+
 def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str],
               parser=None) -> PortedFile:
     """Read, parse and port one file (no writing).
@@ -91,6 +107,11 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
     summary = FileSummary(path=file.rel, output=file.out_rel, converted=file.convert)
     if not file.convert:
         return PortedFile(file, data, summary)
+    encoding = _wide_encoding(data)
+    if encoding:
+        summary.converted = False
+        summary.findings = [_finding(rules, "unsupported-encoding", file.rel, 1, 1, encoding=encoding)]
+        return PortedFile(file, data, summary)
     parser = parser or new_parser()
     tree = parser.parse(data)
     analysis = analyze_file(
@@ -101,11 +122,10 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as error:
-        check = rules.check("not-utf8")
         bad_line = data.count(b"\n", 0, error.start) + 1
-        findings = sorted(findings + [Finding(
-            file.rel, bad_line, error.start - data.rfind(b"\n", 0, error.start), check.id, check.name,
-            check.severity, check.message.format(bad_line=bad_line), check.fix, "")], key=Finding.sort_key)
+        column = error.start - data.rfind(b"\n", 0, error.start)
+        findings = sorted(findings + [_finding(rules, "not-utf8", file.rel, bad_line, column, bad_line=str(bad_line))],
+                          key=Finding.sort_key)
     summary.lines = _line_count(data)
     summary.references_rewritten = analysis.references_rewritten
     summary.kernel_launches = analysis.kernel_launches
@@ -193,11 +213,20 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
     has_cmake = any(f.rel == "CMakeLists.txt" for f in files)
     if not has_cmake and units:
         name = (src.resolve().name if src.is_dir() else src.stem) or "hipport_port"
-        atomic_write(out / "CMakeLists.txt", render_cmake(name, units, list(options.offload_archs)).encode())
+        for unit in units:
+            if not cmake_listable(unit.out_rel):
+                summary = next(f for f in result.report.files if f.output == unit.out_rel)
+                summary.findings.append(_finding(rules, "cmake-unlistable", summary.path, 1, 1, output=unit.out_rel))
+        cmake_text = render_cmake(name, [u for u in units if cmake_listable(u.out_rel)], list(options.offload_archs))
+        atomic_write(out / "CMakeLists.txt", cmake_text.encode("utf-8", "surrogateescape"))
         result.written.append("CMakeLists.txt")
         result.report.generated.append("CMakeLists.txt")
     result.report.seconds = time.perf_counter() - started
-    for name, text in ((REPORT_JSON, result.report.json_text()), (REPORT_MARKDOWN, result.report.markdown_text())):
-        atomic_write(out / name, text.encode("utf-8"))
+    # File names that are not UTF-8 reach Python as surrogate escapes: the Markdown keeps their
+    # bytes, the JSON writes them as \udcXX escapes (still valid JSON).
+    reports = ((REPORT_JSON, result.report.json_text().encode("utf-8", "backslashreplace")),
+               (REPORT_MARKDOWN, result.report.markdown_text().encode("utf-8", "surrogateescape")))
+    for name, data in reports:
+        atomic_write(out / name, data)
         result.written.append(name)
     return result

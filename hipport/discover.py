@@ -56,8 +56,41 @@ def output_name(rel: str) -> str:
 
 
 def build_exclude_spec(patterns: list[str]) -> pathspec.PathSpec:
-    """Compile gitignore-style ``patterns`` (as given to ``--exclude``)."""
+    """Compile gitignore-style ``patterns`` (as given to ``--exclude``).
+
+    Raises:
+        DiscoveryError: a pattern is not valid gitignore syntax.
+    """
+    for pattern in patterns:
+        try:
+            pathspec.GitIgnoreSpec.from_lines([pattern])
+        except ValueError as error:  # pathspec's pattern error is a ValueError
+            raise DiscoveryError(f"--exclude {pattern!r}: not a gitignore-style pattern ({error})") from None
     return pathspec.GitIgnoreSpec.from_lines(patterns)
+
+
+def _check_output_location(src: Path, out: Path, spec: pathspec.PathSpec) -> None:
+    """Refuse every OUT that could overwrite a file of SRC."""
+    src_abs, out_abs = src.resolve(), out.resolve()
+    if src.is_file():
+        if out_abs == src_abs.parent:
+            raise DiscoveryError(f"{out}: the output folder holds the source file {src}; choose another -o")
+        return
+    if out_abs == src_abs:
+        raise DiscoveryError(f"{out}: the output folder is the source folder; choose another -o")
+    if out_abs in src_abs.parents:
+        raise DiscoveryError(f"{out}: the output folder contains the source tree {src}; choose another -o")
+    if src_abs in out_abs.parents:
+        out_rel = out_abs.relative_to(src_abs).as_posix()
+        if not spec.match_file(out_rel + "/"):
+            raise DiscoveryError(
+                f"{out}: the output folder is inside the source tree {src}; "
+                f"choose another -o or add --exclude '{out_rel}/'"
+            )
+
+
+def _walk_error(error: OSError) -> None:
+    raise DiscoveryError(f"{error.filename}: cannot read this folder ({error.strerror})")
 
 
 def discover(src: Path, out: Path, exclude: list[str]) -> list[TreeFile]:
@@ -69,45 +102,42 @@ def discover(src: Path, out: Path, exclude: list[str]) -> list[TreeFile]:
         exclude: gitignore-style patterns relative to ``src``.
 
     Raises:
-        DiscoveryError: ``src`` does not exist; ``out`` equals ``src`` or lies inside it without
-            being excluded; two inputs map to the same output (``a.cu`` next to ``a.hip``).
+        DiscoveryError: ``src`` does not exist or a folder of it cannot be read; ``out``
+            equals ``src``, contains ``src``, holds the single source file, or lies
+            inside ``src`` without being excluded; an exclude pattern is invalid; two inputs
+            map to the same output (``a.cu`` next to ``a.hip``).
     """
     if not src.exists():
         raise DiscoveryError(f"{src}: no such file or directory")
     spec = build_exclude_spec(exclude)
+    _check_output_location(src, out, spec)
     src_abs, out_abs = src.resolve(), out.resolve()
     if src.is_file():
         rel = src.name
         return [TreeFile(src_abs, rel, output_name(rel), Path(rel).suffix in SOURCE_SUFFIXES)]
-    if out_abs == src_abs:
-        raise DiscoveryError(f"{out}: the output folder is the source folder; choose another -o")
-    if src_abs in out_abs.parents:
-        out_rel = out_abs.relative_to(src_abs).as_posix()
-        if not spec.match_file(out_rel + "/"):
-            raise DiscoveryError(
-                f"{out}: the output folder is inside the source tree {src}; "
-                f"choose another -o or add --exclude '{out_rel}/'"
-            )
     files: list[TreeFile] = []
     seen: dict[str, str] = {}
-    for dirpath, dirnames, filenames in os.walk(src_abs):
-        base = Path(dirpath)
-        rel_dir = base.relative_to(src_abs).as_posix()
-        prefix = "" if rel_dir == "." else rel_dir + "/"
-        dirnames[:] = sorted(
-            d for d in dirnames
-            if d not in ALWAYS_SKIPPED_DIRS and not spec.match_file(prefix + d + "/")
-            and (base / d).resolve() != out_abs
-        )
-        for name in sorted(filenames):
-            rel = prefix + name
-            path = base / name
-            if spec.match_file(rel) or not path.is_file():
-                continue
-            out_rel = output_name(rel)
-            if out_rel in seen:
-                raise DiscoveryError(f"{src / rel}: would be written to {out_rel}, as {src / seen[out_rel]} is")
-            seen[out_rel] = rel
-            files.append(TreeFile(path, rel, out_rel, path.suffix in SOURCE_SUFFIXES))
+    try:
+        for dirpath, dirnames, filenames in os.walk(src_abs, onerror=_walk_error):
+            base = Path(dirpath)
+            rel_dir = base.relative_to(src_abs).as_posix()
+            prefix = "" if rel_dir == "." else rel_dir + "/"
+            dirnames[:] = sorted(
+                d for d in dirnames
+                if d not in ALWAYS_SKIPPED_DIRS and not spec.match_file(prefix + d + "/")
+                and (base / d).resolve() != out_abs
+            )
+            for name in sorted(filenames):
+                rel = prefix + name
+                path = base / name
+                if spec.match_file(rel) or not path.is_file():
+                    continue
+                out_rel = output_name(rel)
+                if out_rel in seen:
+                    raise DiscoveryError(f"{src / rel}: would be written to {out_rel}, as {src / seen[out_rel]} is")
+                seen[out_rel] = rel
+                files.append(TreeFile(path, rel, out_rel, path.suffix in SOURCE_SUFFIXES))
+    except RecursionError:
+        raise DiscoveryError(f"{src}: the folder tree is nested too deeply to walk") from None
     files.sort(key=lambda f: f.rel)
     return files

@@ -53,12 +53,15 @@ def error_regions(tree: tree_sitter.Tree) -> list[ErrorRegion]:
     return regions
 
 
-# Comments, string literals (with raw-string prefixes) and character literals inside a macro body.
+# Comments, raw string literals, string literals and character literals inside a macro body.
+# A quote right after a digit or letter is a digit separator (1'000) or part of a name, not a
+# character literal.
 _MACRO_NON_CODE = re.compile(
-    rb"""//[^\n]*(?:\\\n[^\n]*)*         # line comment (with backslash continuations)
-       | /\*.*?(?:\*/|\Z)                # block comment
-       | (?:u8|u|U|L)?"(?:\\.|[^"\\\n])*(?:"|$)   # string literal
-       | (?:u8|u|U|L)?'(?:\\.|[^'\\\n])*(?:'|$)   # character literal
+    rb"""//[^\n]*(?:\\\n[^\n]*)*                          # line comment (with backslash continuations)
+       | /\*.*?(?:\*/|\Z)                                 # block comment
+       | (?<![A-Za-z0-9_])(?:u8|u|U|L)?R"([^()\\ ]{0,16})\(.*?(?:\)\1"|\Z)   # raw string literal
+       | (?<![A-Za-z0-9_])(?:u8|u|U|L)?"(?:\\.|[^"\\\n])*(?:"|$)    # string literal
+       | (?<![A-Za-z0-9_])(?:u8|u|U|L)?'(?:\\.|[^'\\\n])*(?:'|$)    # character literal
     """,
     re.VERBOSE | re.DOTALL | re.MULTILINE,
 )

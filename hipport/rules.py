@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import string
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -84,8 +85,8 @@ class Mapping:
 class Check:
     """One entry of the check catalogue: a kind of finding with a stable id.
 
-    ``message`` and ``fix`` are ``str.format`` templates; the analyzer fills in fields such as
-    ``{name}``, ``{hip}``, ``{note}`` or ``{opcodes}``.
+    ``message`` and ``fix`` are ``str.format`` templates; the fields each check may use are
+    listed in :data:`CHECK_FIELDS` (verified at load time).
     """
 
     id: str
@@ -94,6 +95,42 @@ class Check:
     message: str
     fix: str
     explanation: str
+    path: str = ""
+    line: int = 0
+
+    def render(self, **fields: str) -> tuple[str, str]:
+        """Return (message, fix) with ``fields`` filled in."""
+        return self.message.format(**fields), self.fix.format(**fields)
+
+
+_MAPPING_FIELDS = frozenset({"name", "hip", "kind", "family", "note", "cuda_removed", "mapped", "since"})
+#: The checks hipport's analysis reports, with the template fields each one is given.
+CHECK_FIELDS: dict[str, frozenset[str]] = {
+    "parse-error": frozenset({"name", "count"}),
+    "not-utf8": frozenset({"name", "bad_line"}),
+    "unsupported-encoding": frozenset({"name", "encoding"}),
+    "cmake-unlistable": frozenset({"name", "output"}),
+    "inline-ptx": frozenset({"name", "statement", "instructions"}),
+    "launch-kept": frozenset({"name", "reason"}),
+    "unsupported-api": _MAPPING_FIELDS,
+    "removed-api": _MAPPING_FIELDS,
+    "deprecated-api": _MAPPING_FIELDS,
+    "experimental-api": _MAPPING_FIELDS,
+}
+
+
+def _check_templates(check: Check, path: Path) -> None:
+    """Raise RuleError unless every template field of ``check`` is one it will be given."""
+    allowed = CHECK_FIELDS[check.name]
+    for label, template in (("message", check.message), ("fix", check.fix)):
+        try:
+            fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+        except ValueError as error:
+            raise RuleError(path, check.line, f"check {check.id} {label}: bad template ({error})") from None
+        for field_name in fields:
+            if field_name not in allowed:
+                raise RuleError(path, check.line, f"check {check.id} {label}: unknown field {{{field_name}}}; "
+                                                  f"known: {', '.join(sorted(allowed))}")
 
 
 @dataclass(frozen=True)
@@ -157,7 +194,24 @@ def _load_yaml_with_lines(path: Path) -> tuple[Any, yaml.Node | None]:
         raise RuleError(path, line, f"invalid YAML: {getattr(exc, 'problem', exc)}") from None
     finally:
         loader.dispose()
+    _refuse_duplicate_keys(path, node)
     return data, node
+
+
+def _refuse_duplicate_keys(path: Path, node: yaml.Node | None) -> None:
+    """YAML lets a later key silently replace an earlier one; in rule data that is a mistake."""
+    stack = [node] if node is not None else []
+    while stack:
+        current = stack.pop()
+        if isinstance(current, yaml.MappingNode):
+            seen: set[str] = set()
+            for key_node, value_node in current.value:
+                if key_node.value in seen:
+                    raise RuleError(path, key_node.start_mark.line + 1, f"key {key_node.value!r} appears twice")
+                seen.add(key_node.value)
+                stack.append(value_node)
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend(current.value)
 
 
 def _line_of(node: yaml.Node | None, path: Iterable[Any]) -> int | None:
@@ -209,7 +263,8 @@ def load_rule_file(path: Path) -> tuple[list[Mapping], list[Check]]:
         raise RuleError(path, 1, "a rule file must be a mapping with 'mappings:' or 'checks:'")
     if "checks" in data:
         _validate(path, data, node, "checks")
-        checks = [Check(**entry) for entry in data["checks"]]
+        checks = [Check(**entry, path=str(path), line=_line_of(node, ["checks", i]) or 0)
+                  for i, entry in enumerate(data["checks"])]
         return [], checks
     _validate(path, data, node, "mappings")
     family = data["family"]
@@ -249,7 +304,6 @@ def load_rules(paths: Iterable[Path] | None = None) -> RuleSet:
     headers: dict[str, Mapping] = {}
     checks: dict[str, Check] = {}
     checks_by_name: dict[str, Check] = {}
-    check_origin: dict[str, Path] = {}
     for path in files:
         mappings, file_checks = load_rule_file(path)
         for mapping in mappings:
@@ -264,9 +318,14 @@ def load_rules(paths: Iterable[Path] | None = None) -> RuleSet:
         for check in file_checks:
             for key, index in ((check.id, checks), (check.name, checks_by_name)):
                 if key in index:
-                    raise RuleError(path, None, f"check {key!r} is already defined in {check_origin[key]}")
+                    first = index[key]
+                    raise RuleError(path, check.line, f"check {key!r} is already defined at {first.path}:{first.line}")
                 index[key] = check
-                check_origin[key] = path
+            if check.name in CHECK_FIELDS:
+                _check_templates(check, path)
+    missing = sorted(set(CHECK_FIELDS) - set(checks_by_name))
+    if (paths is None or checks) and missing:
+        raise RuleError(data_dir("rules") / "checks.yaml", None, f"checks missing from the catalogue: {', '.join(missing)}")
     return RuleSet(identifiers, headers, checks, checks_by_name, files)
 
 

@@ -57,8 +57,8 @@ def test_existing_cmakelists_is_copied_not_generated(tmp_path):
 def test_awkward_names_libraries_and_hip_cxx_sources():
     units = [
         UnitInfo("app dir/main.hip", True, True),
-        UnitInfo("app dir/kern;els$1.hip", False, True),
-        UnitInfo('app dir/q"uote\\d.cpp', False, True),
+        UnitInfo("app dir/kern@els$1.hip", False, True),
+        UnitInfo('app dir/q"uote.cpp', False, True),
         UnitInfo("tools/2d-tool.cpp", True, True),
         UnitInfo("tools/plain.cpp", False, False),
         UnitInfo("c/legacy.c", False, False),
@@ -69,13 +69,13 @@ def test_awkward_names_libraries_and_hip_cxx_sources():
     assert text.endswith(r'''
 # C++ files that use the HIP runtime or launch kernels are compiled as HIP.
 set_source_files_properties(
-  "app dir/q\"uote\\d.cpp"
+  "app dir/q\"uote.cpp"
   "tools/2d-tool.cpp"
   PROPERTIES LANGUAGE HIP)
 
 add_library(app_dir_lib STATIC
-  "app dir/kern\;els\$1.hip"
-  "app dir/q\"uote\\d.cpp"
+  "app dir/kern@els\$1.hip"
+  "app dir/q\"uote.cpp"
 )
 
 add_library(c_lib STATIC
@@ -92,6 +92,20 @@ target_link_libraries(app_dir PRIVATE app_dir_lib c_lib)
 add_executable(t_2d_tool "tools/2d-tool.cpp")
 target_link_libraries(t_2d_tool PRIVATE c_lib tools_lib)
 ''')
+
+
+def test_names_cmake_cannot_list_are_left_out_and_reported(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("good.cu", "back\\slash.cu", "semi;colon.cu", "x${X}.cu"):
+        (src / name).write_text("int main() { return 0; }\n")
+    result = convert_tree(src, tmp_path / "out")
+    text = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert 'add_executable(good "good.hip")' in text
+    assert "slash" not in text and "colon" not in text and "X}" not in text
+    assert sorted((f.path, f.rule_id) for f in result.report.findings) == [
+        ("back\\slash.cu", "HP0004"), ("semi;colon.cu", "HP0004"), ("x${X}.cu", "HP0004")]
+    assert (tmp_path / "out" / "semi;colon.hip").exists()
 
 
 def test_executable_links_libraries_of_folders_below_it():
