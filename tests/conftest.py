@@ -24,3 +24,9 @@ def toolchain() -> Toolchain:
         if os.environ.get("CI") or os.environ.get("HIPPORT_REQUIRE_TOOLCHAIN"):
             pytest.fail(f"the toolchain is required here and missing: {exc}", pytrace=False)
         pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_rule_cache(tmp_path_factory):
+    """Tests cache validated rule files in a folder of their own, never in ~/.cache."""
+    os.environ["HIPPORT_CACHE_DIR"] = str(tmp_path_factory.mktemp("rule-cache"))

@@ -101,3 +101,30 @@ def test_adding_a_mapping_is_one_yaml_line(tmp_path):
     rules = load_rules(sorted(rules_dir.glob("*.yaml")))
     convert_tree(source, tmp_path / "out", rules=rules)
     assert (tmp_path / "out" / "k.cpp").read_text() == "void f() { hipFancyNewCall(1); }\n"
+
+
+def test_validated_files_are_cached_and_edits_invalidate_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("HIPPORT_CACHE_DIR", str(tmp_path / "cache"))
+    path = _write(tmp_path / "a.yaml", HEADER + "      - {cuda: cudaFoo, hip: hipFoo, kind: function, status: supported}\n")
+    first = load_rules([path]).identifiers["cudaFoo"]
+    cached = list((tmp_path / "cache").glob("rules-*.json"))
+    assert len(cached) == 1
+    second = load_rules([path]).identifiers["cudaFoo"]
+    assert first == second and second.line == 5 and second.path == str(path)
+    # an edit is validated again: a bad edit is caught although a cache entry exists
+    path.write_text(path.read_text().replace("kind: function", "kind: functon"))
+    with pytest.raises(RuleError, match="'functon' must be one of"):
+        load_rules([path])
+    # a corrupt cache file is ignored
+    path.write_text(path.read_text().replace("kind: functon", "kind: function"))
+    for cache_file in (tmp_path / "cache").glob("rules-*.json"):
+        cache_file.write_text("{not json")
+    assert load_rules([path]).identifiers["cudaFoo"].hip == "hipFoo"
+
+
+def test_cache_can_be_turned_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("HIPPORT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HIPPORT_NO_CACHE", "1")
+    path = _write(tmp_path / "a.yaml", HEADER + "      - {cuda: cudaFoo, hip: hipFoo, kind: function, status: supported}\n")
+    load_rules([path])
+    assert not (tmp_path / "cache").exists()
