@@ -308,8 +308,9 @@ def _rewrite_launches(ctx: _FileContext, launch_syntax: str) -> None:
             if _has_bare_comma(ctx.text(arg)):
                 ctx.result.edits.append(Edit(arg.start_byte, arg.start_byte, b"("))
                 ctx.result.edits.append(Edit(arg.end_byte, arg.end_byte, b")"))
+        separator = b"," if ctx.source[arguments.start_byte + 1:arguments.start_byte + 2] in (b"\n", b"\r") else b", "
         ctx.result.edits.append(Edit(config_args[-1].end_byte, arguments.start_byte + 1,
-                                     defaults + (b", " if has_args else b"")))
+                                     defaults + (separator if has_args else b"")))
 
 
 def _report_inline_asm(ctx: _FileContext) -> None:

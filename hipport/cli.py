@@ -50,7 +50,7 @@ def _split_archs(_ctx, _param, value: str) -> tuple[str, ...]:
 
 @main.command()
 @click.argument("src", type=click.Path(path_type=Path))
-@click.option("-o", "--output", "out_text", required=True, type=str,
+@click.option("-o", "--output", "out_text", required=True, type=str, metavar="OUT",
               help="Folder to write the HIP tree, CMake build and reports into.")
 @click.option("--exclude", multiple=True, metavar="PATTERN",
               help="gitignore-style pattern (relative to SRC) of paths to leave out; repeatable.")
@@ -64,7 +64,13 @@ def _split_archs(_ctx, _param, value: str) -> tuple[str, ...]:
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def convert(src: Path, out_text: str, exclude: tuple[str, ...], launch_syntax: str,
             offload_archs: tuple[str, ...], jobs: int, quiet: bool) -> None:
-    """Port the CUDA file or tree SRC to HIP in the folder OUT (SRC is never modified)."""
+    """Port the CUDA file or tree SRC to HIP in the folder OUT (SRC is never modified).
+
+    OUT receives the ported tree (.cu files become .hip), a CMakeLists.txt when SRC has none,
+    and the migration report: hipport-report.md (Markdown) and hipport-report.json.
+
+    Exit status: 0 done, 2 bad usage or input, 130 interrupted.
+    """
     if not str(out_text):
         raise InputError("the output folder (-o) is empty")
     out = Path(out_text)

@@ -3,7 +3,9 @@
 Why this grammar: plain tree-sitter-cpp produces ERROR nodes on ``__global__`` and on
 ``kernel<<<grid, block>>>(...)``; tree-sitter-cuda extends the C++ grammar with both (launches
 appear as ``kernel_call_syntax`` inside a ``call_expression``, inline assembly as
-``gnu_asm_expression``). Measured facts: ``shared/PARSING.md``.
+``gnu_asm_expression``). Measured on 2,994 real CUDA/C++ files: about 115,000 lines per
+second on one core; 15% of such files hold at least one region the grammar cannot parse
+(mostly macros), whose identifiers are still leaf tokens with exact byte ranges.
 
 The grammar does not run the preprocessor: both sides of an ``#if`` are in the tree, and a
 macro body is one opaque ``preproc_arg`` token, which :func:`macro_body_code_mask` splits into

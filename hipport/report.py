@@ -107,6 +107,7 @@ class Report:
             undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
         )
         env.filters["md"] = _markdown_cell
+        env.filters["plural"] = plural
         findings = self.findings
         return env.get_template("report.md.j2").render(
             report=self, totals=self.totals(), severities=SEVERITIES,
@@ -119,9 +120,9 @@ class Report:
         t = self.totals()
         counts = ", ".join(f"{t['findings'][s]} {s}" for s in SEVERITIES)
         lines = [
-            f"hipport: {t['files_converted']} files converted, {t['files_copied']} copied, "
-            f"{t['lines']:,} lines, {t['references_rewritten']:,} references rewritten, "
-            f"{t['kernel_launches']:,} kernel launches in {t['seconds']:.2f} s",
+            f"hipport: {plural(t['files_converted'], 'file')} converted, {t['files_copied']:,} copied, "
+            f"{plural(t['lines'], 'line')}, {plural(t['references_rewritten'], 'reference')} rewritten, "
+            f"{plural(t['kernel_launches'], 'kernel launch', 'kernel launches')} in {t['seconds']:.2f} s",
             f"findings: {counts}",
         ]
         errors = [f for f in self.findings if f.severity == "error"]
@@ -130,6 +131,11 @@ class Report:
         if len(errors) > TERMINAL_ERRORS_SHOWN:
             lines.append(f"  ... and {len(errors) - TERMINAL_ERRORS_SHOWN} more errors in the report")
         return "\n".join(lines)
+
+
+def plural(count: int, singular: str, plural_form: str | None = None) -> str:
+    """``1 file``, ``2 files``, ``1,024 lines`` (thousands separated)."""
+    return f"{count:,} {singular if count == 1 else (plural_form or singular + 's')}"
 
 
 def _markdown_cell(text: str) -> str:

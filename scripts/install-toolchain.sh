@@ -15,7 +15,7 @@
 # run never leaves a half-filled folder that a later run mistakes for a finished one.
 #
 # --check  re-run the final self-check even if it passed before.
-# See scripts/README.md and shared/TOOLCHAIN.md for the background.
+# See scripts/README.md for the background.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -133,7 +133,7 @@ def test_cli_convert_prints_summary(tmp_path):
     result = runner.invoke(main, ["convert", str(CORPUS / "vector_add"), "-o", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0].startswith("hipport: 1 files converted, 0 copied, ")
+    assert lines[0].startswith("hipport: 1 file converted, 0 copied, 134 lines, 30 references rewritten, 1 kernel launch in ")
     assert lines[1] == "findings: 0 error, 0 warning, 0 info"
     assert lines[2] == f"report: {tmp_path / 'out' / 'hipport-report.md'}"
     assert (tmp_path / "out" / "vector_add.hip").exists()

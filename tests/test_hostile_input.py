@@ -218,3 +218,9 @@ def test_duplicate_yaml_key_is_reported_with_line(tmp_path):
     path.write_text("family: x\ntitle: X\nsource: s\nmappings:\n  - {cuda: cudaX, hip: hipA, hip: hipB, kind: function, status: supported}\n")
     with pytest.raises(RuleError, match=r"dup.yaml:5: key 'hip' appears twice"):
         load_rules([path])
+
+
+def test_launch_arguments_on_the_next_line_leave_no_trailing_blank(tmp_path):
+    text = "__global__ void kp(int, int) {}\nvoid f() {\n  kp<<<1, 1>>>(\n      1, 2);\n}\n"
+    ported, _ = port(tmp_path, "l.cu", text, syntax="hip")
+    assert ported.decode().split("void f() {\n")[1] == "  hipLaunchKernelGGL(kp, 1, 1, 0, 0,\n      1, 2);\n}\n"

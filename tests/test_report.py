@@ -34,7 +34,7 @@ Ported `{src}` to `{out}` with hipport 0.1.0.
 | error | `unportable.cu:16:38` | HP2001 unsupported-api | cudaFlushGPUDirectRDMAWritesToOwner (enumerator, cuda_runtime) has no HIP equivalent | Rewrite this use with HIP APIs that exist, or keep it behind #ifdef __HIP_PLATFORM_NVIDIA__ |
 | warning | `unportable.cu:17:3` | HP2003 deprecated-api | cudaThreadSynchronize is deprecated since CUDA 10.0; mapped to hipDeviceSynchronize | Plan a move to the API that replaces it |
 
-<details><summary>Per-file figures (1 converted files)</summary>
+<details><summary>Per-file figures (1 converted file)</summary>
 
 | file | output | lines | rewritten | launches | errors | warnings | info |
 | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |
