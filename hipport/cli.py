@@ -6,6 +6,7 @@ there is one).
 
 from __future__ import annotations
 
+import difflib
 import signal
 import sys
 from pathlib import Path
@@ -99,6 +100,46 @@ def convert(src: Path, out_text: str, exclude: tuple[str, ...], launch_syntax: s
         click.echo(f"report: {out / REPORT_MARKDOWN}")
 
 
+
+
+def describe_mapping(mapping) -> str:
+    """Plain-text description of one mapping entry (what ``hipport explain cudaMalloc`` prints)."""
+    rows = [
+        ("CUDA", mapping.cuda), ("HIP", mapping.hip or "(none: HIP has no equivalent)"),
+        ("kind", mapping.kind), ("status", mapping.status), ("family", mapping.family),
+    ]
+    if mapping.section:
+        rows.append(("section", mapping.section))
+    rows += [(key.replace("_", " "), value) for key, value in mapping.versions.items()]
+    if mapping.note:
+        rows.append(("note", mapping.note))
+    rows.append(("defined at", f"{mapping.path}:{mapping.line}"))
+    width = max(len(key) for key, _ in rows)
+    return "\n".join(f"{key.ljust(width)}  {value}" for key, value in rows)
+
+
+@main.command()
+@click.argument("name")
+def explain(name: str) -> None:
+    """Explain a check (HP1001 or inline-ptx) or a CUDA name (cudaMalloc, cuda_runtime.h)."""
+    from .docs import render_check
+
+    try:
+        rules = default_rules()
+    except RuleError as error:
+        raise InputError(str(error)) from None
+    check = rules.checks.get(name.upper()) or rules.checks_by_name.get(name)
+    if check is not None:
+        click.echo(render_check(check), nl=False)
+        return
+    mapping = rules.identifiers.get(name) or rules.headers.get(name)
+    if mapping is not None:
+        click.echo(describe_mapping(mapping))
+        return
+    known = [*rules.checks, *rules.checks_by_name, *rules.identifiers, *rules.headers]
+    close = difflib.get_close_matches(name, known, n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise InputError(f"{name!r} is neither a check id or name nor a CUDA name hipport knows{hint}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -99,6 +99,8 @@ class Check:
     message: str
     fix: str
     explanation: str
+    example: str
+    instead: str
     path: str = ""
     line: int = 0
 
@@ -303,7 +305,8 @@ def _to_cache(mappings: list[Mapping], checks: list[Check]) -> dict:
     return {
         "mappings": [[m.cuda, m.hip, m.kind, m.status, m.family, m.section, m.note, m.versions, m.line]
                      for m in mappings],
-        "checks": [[c.id, c.name, c.severity, c.message, c.fix, c.explanation, c.line] for c in checks],
+        "checks": [[c.id, c.name, c.severity, c.message, c.fix, c.explanation, c.example, c.instead, c.line]
+                   for c in checks],
     }
 
 
