@@ -1,7 +1,7 @@
 """The ``hipport`` command line (built with click).
 
-Exit codes: 0 success; 2 bad usage or input (a message names the file, and the line where
-there is one).
+Exit codes: 0 success (``check``: no finding at or above ``--fail-on``); 1 ``check`` found such
+findings; 2 bad usage or input (a message names the file, and the line where there is one).
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import signal
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -16,9 +17,15 @@ from tqdm import tqdm
 
 from . import __version__
 from .cmake import DEFAULT_OFFLOAD_ARCHS, validate_offload_archs
-from .convert import LAUNCH_SYNTAXES, REPORT_MARKDOWN, ConvertOptions, convert_tree
+from .config import ConfigError, ProjectConfig, load_config
+from .convert import LAUNCH_SYNTAXES, REPORT_MARKDOWN, ConvertOptions, check_tree, convert_tree
 from .discover import DiscoveryError
+from .emit import atomic_write
+from .findings import SEVERITIES
+from .formats import FORMATS, render
+from .report import plural
 from .rules import RuleError, default_rules
+from .suppress import BaselineError, new_findings, read_baseline, write_baseline
 
 
 class InputError(click.ClickException):
@@ -41,30 +48,91 @@ def main() -> None:
     """Port CUDA source trees to HIP."""
 
 
-def _split_archs(_ctx, _param, value: str) -> tuple[str, ...]:
-    archs = [a.strip() for a in value.replace(",", ";").split(";") if a.strip()]
+def _split_archs(value) -> tuple[str, ...]:
+    items = value if isinstance(value, (list, tuple)) else str(value).replace(",", ";").split(";")
+    archs = [a.strip() for a in items if a.strip()]
     try:
         return tuple(validate_offload_archs(archs))
     except ValueError as error:
-        raise click.BadParameter(str(error)) from None
+        raise InputError(f"--offload-arch: {error}") from None
+
+
+@contextmanager
+def _input_errors():
+    """Turn the errors a user can fix into ``Error: ...`` and exit status 2; Ctrl-C/SIGTERM into 130/143."""
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    except (DiscoveryError, RuleError, ConfigError, BaselineError) as error:
+        raise InputError(str(error)) from None
+    except OSError as error:
+        where = f"{error.filename}: " if error.filename else ""
+        raise InputError(f"{where}{error.strerror or error}") from None
+    except (KeyboardInterrupt, _Terminated) as stop:
+        click.echo("hipport: interrupted; every file written so far is complete, the reports were not written",
+                   err=True)
+        sys.exit(143 if isinstance(stop, _Terminated) else 130)  # 128 + SIGTERM / SIGINT
+
+
+@contextmanager
+def _progress_bar(quiet: bool):
+    """A tqdm bar on a terminal (stderr), nothing otherwise; yields the progress callback."""
+    with tqdm(unit="file", disable=quiet or not sys.stderr.isatty(), leave=False) as bar:
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        yield progress
+
+
+def _options(config: ProjectConfig, exclude, launch_syntax, offload_arch, jobs) -> ConvertOptions:
+    """Command-line values, else ``[tool.hipport]`` values, else the defaults."""
+    launch = launch_syntax or config.get("launch-syntax", "chevron")
+    if launch not in LAUNCH_SYNTAXES:
+        raise InputError(f"{config.path}: [tool.hipport] launch-syntax must be one of {', '.join(LAUNCH_SYNTAXES)}")
+    archs = _split_archs(offload_arch or config.get("offload-arch") or DEFAULT_OFFLOAD_ARCHS)
+    return ConvertOptions(exclude=tuple(config.get("exclude", [])) + tuple(exclude), launch_syntax=launch,
+                          offload_archs=archs, jobs=jobs)
+
+
+def _choice(config: ProjectConfig, key: str, value: str | None, choices, default: str) -> str:
+    chosen = value or config.get(key, default)
+    if chosen not in choices:
+        raise InputError(f"{config.path}: [tool.hipport] {key} must be one of {', '.join(choices)}")
+    return chosen
+
+
+_common_options = [
+    click.option("--exclude", multiple=True, metavar="PATTERN",
+                 help="gitignore-style pattern (relative to SRC) of paths to leave out; repeatable."),
+    click.option("--launch-syntax", type=click.Choice(LAUNCH_SYNTAXES), default=None,
+                 help="Keep kernel<<<...>>> launches (default: chevron), or rewrite them to hipLaunchKernelGGL."),
+    click.option("-j", "--jobs", type=click.IntRange(min=0, max=256), default=0, show_default=True,
+                 help="Worker processes (0: one per CPU core)."),
+    click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+                 help="What to print: text (default), json, markdown, sarif or github (workflow annotations)."),
+    click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
+                 help="pyproject.toml to read [tool.hipport] from (default: the nearest one above SRC)."),
+    click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors."),
+]
+
+
+def _with_common_options(function):
+    for option in reversed(_common_options):
+        function = option(function)
+    return function
 
 
 @main.command()
 @click.argument("src", type=click.Path(path_type=Path))
 @click.option("-o", "--output", "out_text", required=True, type=str, metavar="OUT",
               help="Folder to write the HIP tree, CMake build and reports into.")
-@click.option("--exclude", multiple=True, metavar="PATTERN",
-              help="gitignore-style pattern (relative to SRC) of paths to leave out; repeatable.")
-@click.option("--launch-syntax", type=click.Choice(LAUNCH_SYNTAXES), default="chevron", show_default=True,
-              help="Keep kernel<<<...>>> launches, or rewrite them to hipLaunchKernelGGL.")
-@click.option("--offload-arch", "offload_archs", default=";".join(DEFAULT_OFFLOAD_ARCHS), show_default=True,
-              callback=_split_archs, metavar="LIST",
-              help="Default CMAKE_HIP_ARCHITECTURES of the generated CMake build (';' or ',' separated).")
-@click.option("-j", "--jobs", type=click.IntRange(min=0, max=256), default=0, show_default=True,
-              help="Worker processes (0: one per CPU core).")
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
-def convert(src: Path, out_text: str, exclude: tuple[str, ...], launch_syntax: str,
-            offload_archs: tuple[str, ...], jobs: int, quiet: bool) -> None:
+@click.option("--offload-arch", "offload_arch", default=None, metavar="LIST",
+              help="Default CMAKE_HIP_ARCHITECTURES of the generated CMake build, ';' or ',' separated "
+                   f"(default: {';'.join(DEFAULT_OFFLOAD_ARCHS)}).")
+@_with_common_options
+def convert(src: Path, out_text: str, offload_arch: str | None, exclude: tuple[str, ...], launch_syntax: str | None,
+            jobs: int, fmt: str | None, config_path: Path | None, quiet: bool) -> None:
     """Port the CUDA file or tree SRC to HIP in the folder OUT (SRC is never modified).
 
     OUT receives the ported tree (.cu files become .hip), a CMakeLists.txt when SRC has none,
@@ -75,31 +143,71 @@ def convert(src: Path, out_text: str, exclude: tuple[str, ...], launch_syntax: s
     if not str(out_text):
         raise InputError("the output folder (-o) is empty")
     out = Path(out_text)
-    options = ConvertOptions(exclude=exclude, launch_syntax=launch_syntax, offload_archs=offload_archs, jobs=jobs)
-    signal.signal(signal.SIGTERM, _terminate)
-    try:
+    with _input_errors():
+        config = load_config(src, config_path)
+        options = _options(config, exclude, launch_syntax, offload_arch, jobs)
+        fmt = _choice(config, "format", fmt, FORMATS, "text")
         rules = default_rules()
-        show_bar = not quiet and sys.stderr.isatty()
-        with tqdm(unit="file", disable=not show_bar, leave=False) as bar:
-            def progress(done: int, total: int) -> None:
-                bar.total = total
-                bar.update(done - bar.n)
-
+        with _progress_bar(quiet) as progress:
             result = convert_tree(src, out, options, rules, progress=progress)
-    except (DiscoveryError, RuleError) as error:
-        raise InputError(str(error)) from None
-    except OSError as error:
-        where = f"{error.filename}: " if error.filename else ""
-        raise InputError(f"{where}{error.strerror or error}") from None
-    except (KeyboardInterrupt, _Terminated) as stop:
-        click.echo("hipport: interrupted; every file written so far is complete, the reports were not written",
-                   err=True)
-        sys.exit(143 if isinstance(stop, _Terminated) else 130)  # 128 + SIGTERM / SIGINT
-    if not quiet:
+    if quiet:
+        return
+    if fmt == "text":
         click.echo(result.report.summary_text())
         click.echo(f"report: {out / REPORT_MARKDOWN}")
+    else:
+        click.echo(render(result.report, rules, fmt), nl=False)
 
 
+@main.command()
+@click.argument("src", type=click.Path(path_type=Path))
+@click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
+              help="Exit 1 when a finding has this severity or a higher one (default: error).")
+@click.option("--baseline", "baseline_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Only findings not recorded in this baseline file count.")
+@click.option("--write-baseline", "write_baseline_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Record today's findings as the baseline, then exit 0.")
+@click.option("--output-file", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the formatted findings to this file instead of standard output.")
+@_with_common_options
+def check(src: Path, fail_on: str | None, baseline_path: Path | None, write_baseline_path: Path | None,
+          output_file: Path | None, exclude: tuple[str, ...], launch_syntax: str | None, jobs: int,
+          fmt: str | None, config_path: Path | None, quiet: bool) -> None:
+    """Report what in the CUDA file or tree SRC will not port, writing nothing.
+
+    Findings on a line holding `// hipport: ignore[HP1001]` (or a bare `hipport: ignore`), or
+    below a comment line holding it, are left out. Settings may come from [tool.hipport] in
+    pyproject.toml.
+
+    Exit status: 0 no finding at or above --fail-on, 1 such findings, 2 bad usage or input.
+    """
+    with _input_errors():
+        config = load_config(src, config_path)
+        options = _options(config, exclude, launch_syntax, None, jobs)
+        fmt = _choice(config, "format", fmt, FORMATS, "text")
+        fail_on = _choice(config, "fail-on", fail_on, SEVERITIES, "error")
+        if baseline_path is None and config.get("baseline"):
+            baseline_path = config.resolve(config.get("baseline"))
+        rules = default_rules()
+        with _progress_bar(quiet) as progress:
+            report = check_tree(src, options, rules, progress=progress)
+        if write_baseline_path is not None:
+            write_baseline(write_baseline_path, report.findings)
+            if not quiet:
+                click.echo(f"hipport: wrote {plural(len(report.findings), 'finding')} to the baseline {write_baseline_path}")
+            return
+        if baseline_path is not None:
+            keep = {id(f) for f in new_findings(report.findings, read_baseline(baseline_path))}
+            for summary in report.files:
+                summary.findings = [f for f in summary.findings if id(f) in keep]
+        text = render(report, rules, fmt)
+        if output_file is not None:
+            atomic_write(output_file, text.encode("utf-8", "surrogateescape"))
+        elif not quiet:
+            click.echo(text, nl=False)
+    limit = SEVERITIES.index(fail_on)
+    failing = [f for f in report.findings if SEVERITIES.index(f.severity) <= limit]
+    sys.exit(1 if failing else 0)
 
 
 def describe_mapping(mapping) -> str:

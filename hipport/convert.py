@@ -23,6 +23,7 @@ from .findings import Finding
 from .parse import new_parser
 from .report import FileSummary, Report
 from .rules import RuleSet, default_rules
+from .suppress import filter_and_fingerprint
 
 REPORT_MARKDOWN = "hipport-report.md"
 REPORT_JSON = "hipport-report.json"
@@ -110,7 +111,8 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
     encoding = _wide_encoding(data)
     if encoding:
         summary.converted = False
-        summary.findings = [_finding(rules, "unsupported-encoding", file.rel, 1, 1, encoding=encoding)]
+        summary.findings = filter_and_fingerprint(
+            [_finding(rules, "unsupported-encoding", file.rel, 1, 1, encoding=encoding)], b"")
         return PortedFile(file, data, summary)
     parser = parser or new_parser()
     tree = parser.parse(data)
@@ -130,7 +132,7 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
     summary.references_rewritten = analysis.references_rewritten
     summary.kernel_launches = analysis.kernel_launches
     summary.parse_error_regions = analysis.parse_error_regions
-    summary.findings = findings
+    summary.findings = filter_and_fingerprint(findings, data)
     output = apply_edits(data, analysis.edits) if analysis.edits else data
     return PortedFile(file, output, summary, analysis.defines_main, analysis.uses_cuda)
 
@@ -161,6 +163,37 @@ def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet) ->
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
                              initargs=(rules, options, tree_files)) as pool:
         yield from pool.map(_port_in_worker, files, chunksize=max(1, len(files) // (jobs * 8)))
+
+
+def _new_report(src: Path, out: Path | None, options: ConvertOptions) -> Report:
+    return Report(
+        source=str(src), output=None if out is None else str(out),
+        options={"launch_syntax": options.launch_syntax, "offload_archs": list(options.offload_archs),
+                 "exclude": list(options.exclude)},
+        files=[],
+    )
+
+
+def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: RuleSet | None = None,
+               progress: Callable[[int, int], None] | None = None) -> Report:
+    """Analyse the file or tree ``src`` as :func:`convert_tree` would, writing nothing.
+
+    Returns:
+        The report (``output`` is None); suppressed findings are already left out.
+
+    Raises:
+        hipport.discover.DiscoveryError, hipport.rules.RuleError, OSError: as convert_tree.
+    """
+    started = time.perf_counter()
+    rules = rules or default_rules()
+    files = discover(src, None, list(options.exclude))
+    report = _new_report(src, None, options)
+    for done, ported in enumerate(_port_all(files, options, rules), 1):
+        report.files.append(ported.summary)
+        if progress:
+            progress(done, len(files))
+    report.seconds = time.perf_counter() - started
+    return report
 
 
 @dataclass
@@ -194,12 +227,7 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
     started = time.perf_counter()
     rules = rules or default_rules()
     files = discover(src, out, list(options.exclude))
-    result = ConversionResult(Report(
-        source=str(src), output=str(out),
-        options={"launch_syntax": options.launch_syntax, "offload_archs": list(options.offload_archs),
-                 "exclude": list(options.exclude)},
-        files=[],
-    ))
+    result = ConversionResult(_new_report(src, out, options))
     units: list[UnitInfo] = []
     for done, ported in enumerate(_port_all(files, options, rules), 1):
         file = ported.file

@@ -93,12 +93,13 @@ def _walk_error(error: OSError) -> None:
     raise DiscoveryError(f"{error.filename}: cannot read this folder ({error.strerror})")
 
 
-def discover(src: Path, out: Path, exclude: list[str]) -> list[TreeFile]:
+def discover(src: Path, out: Path | None, exclude: list[str]) -> list[TreeFile]:
     """List the files to convert or copy, in sorted order.
 
     Args:
         src: a file or a directory.
-        out: the output directory (checked, not created).
+        out: the output directory (checked, not created), or None when nothing is written
+            (``hipport check``).
         exclude: gitignore-style patterns relative to ``src``.
 
     Raises:
@@ -110,8 +111,9 @@ def discover(src: Path, out: Path, exclude: list[str]) -> list[TreeFile]:
     if not src.exists():
         raise DiscoveryError(f"{src}: no such file or directory")
     spec = build_exclude_spec(exclude)
-    _check_output_location(src, out, spec)
-    src_abs, out_abs = src.resolve(), out.resolve()
+    if out is not None:
+        _check_output_location(src, out, spec)
+    src_abs, out_abs = src.resolve(), out.resolve() if out is not None else None
     if src.is_file():
         rel = src.name
         return [TreeFile(src_abs, rel, output_name(rel), Path(rel).suffix in SOURCE_SUFFIXES)]

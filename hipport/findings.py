@@ -25,6 +25,8 @@ class Finding:
         message: what was found, filled in from the check's template.
         fix: the suggested fix.
         name: the CUDA name or construct concerned (``cudaBindTexture``, ``asm``), may be empty.
+        fingerprint: a hash that identifies the finding across edits elsewhere in the file
+            (see :mod:`hipport.suppress`); empty until computed.
     """
 
     path: str
@@ -36,6 +38,7 @@ class Finding:
     message: str
     fix: str
     name: str = ""
+    fingerprint: str = ""
 
     def to_json(self) -> dict:
         """Return the finding as a JSON-ready dict (the report schema's ``finding``)."""

@@ -43,7 +43,7 @@ class Report:
     """Everything a conversion produced, ready to be written in any format.
 
     Attributes:
-        source, output: SRC and OUT as given on the command line.
+        source, output: SRC and OUT as given on the command line (output None: ``hipport check``).
         options: the conversion options (launch syntax, offload architectures, excludes).
         files: one summary per file of the tree, sorted by path.
         seconds: wall-clock time of the conversion.
@@ -51,7 +51,7 @@ class Report:
     """
 
     source: str
-    output: str
+    output: str | None
     options: dict
     files: list[FileSummary]
     seconds: float = 0.0
@@ -115,17 +115,22 @@ class Report:
             files_with_work=[s for s in self.files if s.findings],
         )
 
-    def summary_text(self) -> str:
-        """A few lines for the terminal."""
+    def summary_text(self, list_errors: bool = True) -> str:
+        """A few lines for the terminal (with the first errors listed unless ``list_errors`` is False)."""
         t = self.totals()
         counts = ", ".join(f"{t['findings'][s]} {s}" for s in SEVERITIES)
+        if self.output is None:  # hipport check: nothing was written
+            head = f"hipport: {plural(t['files_converted'], 'file')} checked, {t['files_copied']:,} other"
+            rewrite = "to rewrite"
+        else:
+            head = f"hipport: {plural(t['files_converted'], 'file')} converted, {t['files_copied']:,} copied"
+            rewrite = "rewritten"
         lines = [
-            f"hipport: {plural(t['files_converted'], 'file')} converted, {t['files_copied']:,} copied, "
-            f"{plural(t['lines'], 'line')}, {plural(t['references_rewritten'], 'reference')} rewritten, "
+            f"{head}, {plural(t['lines'], 'line')}, {plural(t['references_rewritten'], 'reference')} {rewrite}, "
             f"{plural(t['kernel_launches'], 'kernel launch', 'kernel launches')} in {t['seconds']:.2f} s",
             f"findings: {counts}",
         ]
-        errors = [f for f in self.findings if f.severity == "error"]
+        errors = [f for f in self.findings if f.severity == "error"] if list_errors else []
         for finding in errors[:TERMINAL_ERRORS_SHOWN]:
             lines.append(f"  {finding.path}:{finding.line}:{finding.column}: {finding.rule_id} {finding.message}")
         if len(errors) > TERMINAL_ERRORS_SHOWN:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import fastjsonschema
@@ -77,6 +78,9 @@ def test_json_report_validates_and_holds_the_figures(tmp_path):
         "kernel_launches": 0, "parse_error_regions": 0, "findings": {"error": 8, "warning": 1, "info": 0},
     }
     first = report["findings"][1]
+    line = b'asm("mov.u32 %0, %%laneid;" : "=r"(id));'
+    expected_fingerprint = hashlib.sha256(b"\0".join([b"unportable.cu", b"HP1001", b"asm", line])).hexdigest()[:20]
+    assert first.pop("fingerprint") == expected_fingerprint
     assert first == {
         "path": "unportable.cu", "line": 7, "column": 3, "rule_id": "HP1001", "rule_name": "inline-ptx",
         "severity": "error", "message": "inline PTX assembly (asm) cannot run on AMD GPUs: mov.u32",

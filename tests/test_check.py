@@ -1,0 +1,204 @@
+"""`hipport check`: exit codes, --fail-on, inline suppressions, baselines, [tool.hipport]
+configuration and the report formats (SARIF checked by Microsoft's SARIF validator)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import fastjsonschema
+import pytest
+from click.testing import CliRunner
+
+from hipport.cli import main
+from hipport.resources import schema_path
+
+from helpers import FIXTURES, REPO, tree_digest
+
+UNPORTABLE = FIXTURES / "rewrite" / "unportable.cu"
+
+
+def run(*args, cwd=None):
+    runner = CliRunner()
+    if cwd is None:
+        return runner.invoke(main, list(map(str, args)))
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return runner.invoke(main, list(map(str, args)))
+    finally:
+        os.chdir(old)
+
+
+@pytest.fixture
+def project(tmp_path):
+    src = tmp_path / "project"
+    src.mkdir()
+    (src / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (src / "k.cu").write_text(
+        "__global__ void k(unsigned* out) {\n"
+        "  unsigned lane;\n"
+        '  asm("mov.u32 %0, %%laneid;" : "=r"(lane));\n'
+        "  out[0] = lane;\n"
+        "}\n"
+        "void host() { cudaThreadSynchronize(); }\n")
+    return src
+
+
+def test_exit_codes_and_fail_on(project):
+    errors = run("check", project)
+    assert errors.exit_code == 1
+    assert errors.output.splitlines()[:2] == [
+        "k.cu:3:3: HP1001 [error] inline PTX assembly (asm) cannot run on AMD GPUs: mov.u32",
+        "k.cu:6:15: HP2003 [warning] cudaThreadSynchronize is deprecated since CUDA 10.0; mapped to hipDeviceSynchronize",
+    ]
+    (project / "k.cu").write_text("void host() { cudaThreadSynchronize(); }\n")
+    assert run("check", project).exit_code == 0
+    assert run("check", project, "--fail-on", "warning").exit_code == 1
+    assert run("check", project / "missing").exit_code == 2
+
+
+def test_check_writes_nothing(project):
+    before = tree_digest(project)
+    run("check", project, "--format", "sarif")
+    assert tree_digest(project) == before
+
+
+@pytest.mark.parametrize("marker, remaining", [
+    ("  // hipport: ignore[HP1001]", ["HP2003"]),
+    ("  // hipport: ignore[HP2003]", ["HP1001", "HP2003"]),
+    ("  // hipport: ignore[inline-ptx, HP2003]", ["HP2003"]),
+    ("  // hipport: ignore", ["HP2003"]),
+])
+def test_inline_suppression_on_the_line(project, marker, remaining):
+    lines = (project / "k.cu").read_text().splitlines()
+    lines[2] += marker
+    (project / "k.cu").write_text("\n".join(lines) + "\n")
+    report = json.loads(run("check", project, "--format", "json").output)
+    assert [f["rule_id"] for f in report["findings"]] == remaining
+
+
+def test_inline_suppression_on_the_line_above(project):
+    lines = (project / "k.cu").read_text().splitlines()
+    lines.insert(2, "  // PTX on purpose: NVIDIA-only path. hipport: ignore[HP1001]")
+    (project / "k.cu").write_text("\n".join(lines) + "\n")
+    report = json.loads(run("check", project, "--format", "json").output)
+    assert [f["rule_id"] for f in report["findings"]] == ["HP2003"]
+
+
+def test_baseline_lets_only_new_findings_fail(project, tmp_path):
+    baseline = tmp_path / "baseline.json"
+    written = run("check", project, "--write-baseline", baseline)
+    assert written.exit_code == 0
+    assert written.output == f"hipport: wrote 2 findings to the baseline {baseline}\n"
+    assert run("check", project, "--baseline", baseline).exit_code == 0
+    # code moving down the file does not make old findings new
+    (project / "k.cu").write_text("// a new first line\n" + (project / "k.cu").read_text())
+    assert run("check", project, "--baseline", baseline).exit_code == 0
+    (project / "k.cu").write_text((project / "k.cu").read_text() + 'void more() { asm("exit;"); }\n')
+    result = run("check", project, "--baseline", baseline)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0] == "k.cu:8:15: HP1001 [error] inline PTX assembly (asm) cannot run on AMD GPUs: exit"
+    assert len([line for line in result.output.splitlines() if "HP" in line]) == 1
+
+
+def test_bad_baseline_is_an_input_error(project, tmp_path):
+    (tmp_path / "b.json").write_text("{}")
+    result = run("check", project, "--baseline", tmp_path / "b.json")
+    assert result.exit_code == 2
+    assert "not a hipport baseline" in result.output
+
+
+def test_configuration_in_pyproject(project):
+    (project / "pyproject.toml").write_text(
+        "[project]\nname = 'demo'\n\n[tool.hipport]\nfail-on = \"warning\"\nformat = \"github\"\nexclude = [\"vendor/\"]\n")
+    (project / "vendor").mkdir()
+    (project / "vendor" / "v.cu").write_text('void v() { asm("exit;"); }\n')
+    (project / "k.cu").write_text("void host() { cudaThreadSynchronize(); }\n")
+    result = run("check", project)
+    assert result.exit_code == 1  # the warning fails under fail-on = "warning"
+    assert result.output == (
+        f"::warning file={project.as_posix()}/k.cu,line=1,col=15,title=HP2003 deprecated-api::"
+        "cudaThreadSynchronize is deprecated since CUDA 10.0; mapped to hipDeviceSynchronize. "
+        "Fix: Plan a move to the API that replaces it\n")
+    assert run("check", project, "--fail-on", "error").exit_code == 0  # the command line wins
+
+
+def test_unknown_configuration_key_is_an_input_error(project):
+    (project / "pyproject.toml").write_text("[tool.hipport]\nfail_on = \"warning\"\n")
+    result = run("check", project)
+    assert result.exit_code == 2
+    assert f"{project / 'pyproject.toml'}: unknown key(s) in [tool.hipport]: fail_on" in result.output
+
+
+def test_json_and_markdown_formats(project):
+    report = json.loads(run("check", project, "--format", "json").output)
+    fastjsonschema.compile(json.loads(schema_path("report").read_text()))(report)
+    assert report["output"] is None
+    markdown = run("check", project, "--format", "markdown").output
+    assert markdown.splitlines()[2] == f"Checked `{project}` with hipport 0.1.0."
+
+
+def test_convert_prints_other_formats_too(tmp_path):
+    result = run("convert", UNPORTABLE, "-o", tmp_path / "out", "--format", "github")
+    assert result.exit_code == 0
+    assert result.output.count("::error ") == 8 and result.output.count("::warning ") == 1
+
+
+# --- SARIF, validated by Microsoft's SARIF multitool from the npm registry -------------------
+
+MULTITOOL = "@microsoft/sarif-multitool@5.7.0"
+
+
+@pytest.fixture(scope="session")
+def sarif_multitool(tmp_path_factory):
+    """Install Microsoft's SARIF multitool from npm (at test time, cached in .toolchain/npm)."""
+    npm = shutil.which("npm")
+    if npm is None:
+        if os.environ.get("CI") or os.environ.get("HIPPORT_REQUIRE_TOOLCHAIN"):
+            pytest.fail("npm is needed to fetch the SARIF validator", pytrace=False)
+        pytest.skip("npm is not installed: cannot fetch the SARIF validator")
+    prefix = REPO / ".toolchain" / "npm"
+    binary = prefix / "node_modules" / "@microsoft" / "sarif-multitool-linux" / "Sarif.Multitool"
+    if not binary.exists():
+        prefix.mkdir(parents=True, exist_ok=True)
+        subprocess.run([npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", MULTITOOL],
+                       check=True, capture_output=True)
+    binary.chmod(0o755)  # npm may skip the package's own chmod (install scripts)
+    return binary
+
+
+def validate_sarif(multitool, path, tmp_path):
+    out = tmp_path / "validation.sarif"
+    done = subprocess.run([str(multitool), "validate", str(path), "-o", str(out)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads(out.read_text())["runs"][0]["results"]
+    return [r for r in results if r.get("level", "warning") == "error"], results
+
+
+def test_sarif_is_valid_for_the_validator(project, tmp_path, sarif_multitool):
+    sarif_file = tmp_path / "hipport.sarif"
+    result = run("check", project, "--format", "sarif", "--output-file", sarif_file)
+    assert result.exit_code == 1
+    errors, results = validate_sarif(sarif_multitool, sarif_file, tmp_path)
+    assert errors == []
+    # the only remark: hipport has no public informationUri yet
+    assert {r["ruleId"] for r in results} <= {"SARIF2005"}
+    log = json.loads(sarif_file.read_text())
+    run_ = log["runs"][0]
+    assert log["version"] == "2.1.0"
+    assert [(r["ruleId"], r["level"], r["locations"][0]["physicalLocation"]["region"]) for r in run_["results"]] == [
+        ("HP1001", "error", {"startLine": 3, "startColumn": 3}),
+        ("HP2003", "warning", {"startLine": 6, "startColumn": 15}),
+    ]
+    assert [rule["id"] for rule in run_["tool"]["driver"]["rules"]][:2] == ["HP0001", "HP0002"]
+
+
+def test_the_validator_rejects_broken_sarif(tmp_path, sarif_multitool):
+    broken = tmp_path / "broken.sarif"
+    broken.write_text(json.dumps({"version": "2.1.0", "runs": [{"tool": {"driver": {}}, "results": [{"level": "loud"}]}]}))
+    errors, _ = validate_sarif(sarif_multitool, broken, tmp_path)
+    assert errors
