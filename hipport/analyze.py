@@ -42,9 +42,10 @@ _MAIN = re.compile(rb"(?<![A-Za-z0-9_])main[ \t\r\n]*\(")
 _ASM = re.compile(rb"(?<![A-Za-z0-9_])(?:__asm__|__asm|asm)(?![A-Za-z0-9_])")
 _IDENTIFIER_TYPES = frozenset({"identifier", "type_identifier", "namespace_identifier", "ERROR"})
 _SKIPPED_DIRECTIVES = frozenset({b"#error", b"#warning"})
-#: Bytes that continue an identifier: a match followed by one is part of a longer name
-#: (``$`` is a GCC extension, bytes >= 0x80 are UTF-8 identifier characters).
-_WORD_CONTINUATION = frozenset(bytes([b]) for b in b"$" + bytes(range(0x80, 0x100)))
+#: Bytes that can be part of an identifier (``$`` is a GCC extension, bytes >= 0x80 are UTF-8
+#: identifier characters): a match next to one is part of a longer name.
+_WORD_BYTES = frozenset(bytes([b]) for b in
+                        b"$_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" + bytes(range(0x80, 0x100)))
 _FINDING_STATUSES = {
     "unsupported": "unsupported-api",
     "removed": "removed-api",
@@ -143,15 +144,20 @@ def _point_of(ctx: _FileContext, node: tree_sitter.Node, offset: int) -> tuple[i
 
 
 def _rewrite_identifiers(ctx: _FileContext) -> None:
-    identifiers = ctx.rules.identifiers
+    table = ctx.rules.identifier_edits
     source = ctx.source
+    node_at = ctx.root.descendant_for_byte_range
+    edits = ctx.result.edits
     for match in ctx.rules.candidate_pattern.finditer(source):
-        name = match.group().decode("ascii")
-        mapping = identifiers.get(name)
+        entry = table.get(match.group())
+        if entry is None:
+            continue
         start, end = match.span()
-        if mapping is None or source[end:end + 1] in _WORD_CONTINUATION:
-            continue  # not a rule name, or only the ASCII head of a longer name (cudaMalloc\u00e9)
-        node = ctx.node_at(start, end)
+        if source[end:end + 1] in _WORD_BYTES or (start and source[start - 1:start] in _WORD_BYTES):
+            continue  # part of a longer name (xcudaMalloc, cudaMalloc\u00e9)
+        mapping, hip = entry
+        name = mapping.cuda
+        node = node_at(start, end)
         if node.type == "preproc_arg":
             if not ctx.in_macro_code(node, start):
                 continue
@@ -160,8 +166,8 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
         elif node.type == "identifier" and mapping.kind == "type" and mapping.hip in (None, name):
             continue  # a variable that happens to share the name of an unported type (int texture;)
         ctx.result.uses_cuda = True
-        if mapping.hip and mapping.hip != name:
-            ctx.result.edits.append(Edit(start, end, mapping.hip.encode("ascii")))
+        if hip is not None:
+            edits.append(Edit(start, end, hip))
             ctx.result.references_rewritten += 1
         check_name = _FINDING_STATUSES.get(mapping.status)
         if check_name:

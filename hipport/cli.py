@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import click
-from tqdm import tqdm
 
 from . import __version__
 from .cmake import DEFAULT_OFFLOAD_ARCHS, validate_offload_archs
@@ -77,7 +76,12 @@ def _input_errors():
 @contextmanager
 def _progress_bar(quiet: bool):
     """A tqdm bar on a terminal (stderr), nothing otherwise; yields the progress callback."""
-    with tqdm(unit="file", disable=quiet or not sys.stderr.isatty(), leave=False) as bar:
+    if quiet or not sys.stderr.isatty():
+        yield lambda done, total: None
+        return
+    from tqdm import tqdm  # imported here: only a terminal shows the bar
+
+    with tqdm(unit="file", leave=False) as bar:
         def progress(done: int, total: int) -> None:
             bar.total = total
             bar.update(done - bar.n)

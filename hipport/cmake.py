@@ -14,8 +14,6 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-import jinja2
-
 from . import __version__
 from .resources import data_dir
 
@@ -122,6 +120,8 @@ def render_cmake(project_name: str, units: list[UnitInfo], offload_archs: list[s
     hip_cxx = [u.out_rel for u in units if u.uses_hip and not u.out_rel.endswith(".hip")
                and not u.out_rel.endswith(".c")]
     languages = ["CXX", "HIP"] + (["C"] if any(u.out_rel.endswith(".c") for u in units) else [])
+    import jinja2  # imported here: only a conversion that generates CMake needs it
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
         undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,

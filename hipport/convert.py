@@ -142,26 +142,39 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
 _worker_state: dict = {}
 
 
-def _init_worker(rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str]) -> None:
-    _worker_state.update(rules=rules, parser=new_parser(), options=options, tree_files=tree_files)
+def _init_worker(rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str], out: Path | None) -> None:
+    _worker_state.update(rules=rules, parser=new_parser(), options=options, tree_files=tree_files, out=out)
+
+
+def _port_and_write(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str],
+                    parser, out: Path | None) -> PortedFile:
+    """Port one file and, when ``out`` is given, write it there; the returned PortedFile then
+    carries no content (only the summary travels back to the parent process)."""
+    ported = port_file(file, rules, options, tree_files, parser)
+    if out is not None:
+        atomic_write(out / file.out_rel, ported.output, file.source.stat().st_mode)
+        ported.output = b""
+    return ported
 
 
 def _port_in_worker(file: TreeFile) -> PortedFile:
     s = _worker_state
-    return port_file(file, s["rules"], s["options"], s["tree_files"], s["parser"])
+    return _port_and_write(file, s["rules"], s["options"], s["tree_files"], s["parser"], s["out"])
 
 
-def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet) -> Iterator[PortedFile]:
+def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet, out: Path | None) -> Iterator[PortedFile]:
+    """Port (and write into ``out``, unless None) every file, in parallel for large trees;
+    yields in the order of ``files``."""
     tree_files = frozenset(f.rel for f in files)
     jobs = options.jobs or os.cpu_count() or 1
     size = sum(f.source.stat().st_size for f in files if f.convert)
     if jobs == 1 or size < _PARALLEL_THRESHOLD_BYTES:
         parser = new_parser()
         for file in files:
-            yield port_file(file, rules, options, tree_files, parser)
+            yield _port_and_write(file, rules, options, tree_files, parser, out)
         return
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
-                             initargs=(rules, options, tree_files)) as pool:
+                             initargs=(rules, options, tree_files, out)) as pool:
         yield from pool.map(_port_in_worker, files, chunksize=max(1, len(files) // (jobs * 8)))
 
 
@@ -188,7 +201,7 @@ def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: Rul
     rules = rules or default_rules()
     files = discover(src, None, list(options.exclude))
     report = _new_report(src, None, options)
-    for done, ported in enumerate(_port_all(files, options, rules), 1):
+    for done, ported in enumerate(_port_all(files, options, rules, None), 1):
         report.files.append(ported.summary)
         if progress:
             progress(done, len(files))
@@ -229,9 +242,8 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
     files = discover(src, out, list(options.exclude))
     result = ConversionResult(_new_report(src, out, options))
     units: list[UnitInfo] = []
-    for done, ported in enumerate(_port_all(files, options, rules), 1):
+    for done, ported in enumerate(_port_all(files, options, rules, out), 1):
         file = ported.file
-        atomic_write(out / file.out_rel, ported.output, file.source.stat().st_mode)
         result.written.append(file.out_rel)
         result.report.files.append(ported.summary)
         if file.convert and file.is_unit:

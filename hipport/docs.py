@@ -10,8 +10,6 @@ import re
 import sys
 from pathlib import Path
 
-import jinja2
-
 from .emit import atomic_write
 from .resources import data_dir
 from .rules import Check, RuleSet, default_rules
@@ -24,7 +22,9 @@ def template_text(template: str) -> str:
     return _FIELD.sub(r"<\1>", template).replace("{{", "{").replace("}}", "}")
 
 
-def _environment() -> jinja2.Environment:
+def _environment():
+    import jinja2  # imported here: start-up time matters for small runs
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
         undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,

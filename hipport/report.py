@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-import jinja2
-
 from . import __version__
 from .findings import SEVERITIES, Finding, severity_counts
 from .resources import data_dir
@@ -102,6 +100,8 @@ class Report:
 
     def markdown_text(self) -> str:
         """The report as GitHub-flavoured Markdown for a pull request comment."""
+        import jinja2  # imported here: start-up time matters for small runs
+
         env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
             undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,

@@ -159,15 +159,28 @@ class RuleSet:
 
     @cached_property
     def candidate_pattern(self) -> re.Pattern[bytes]:
-        """A compiled regex matching every whole word that starts like an identifier rule.
+        """A compiled regex matching every run of word characters that starts like an
+        identifier rule.
 
         Built from the distinct first :data:`CANDIDATE_PREFIX_LENGTH` characters of the rule
         names (``cuda``, ``CUDA``, ``text``...), so one scan of a file finds every rule name in
-        it without a per-file regex; a match still has to be looked up in ``identifiers``.
+        it without a per-file regex. It has no look-behind (which would stop the regex engine
+        from skipping ahead to the prefixes' first characters, doubling the scan time), so a
+        match may start inside a longer word: the caller checks the byte before it, and looks
+        the match up in :attr:`identifier_edits`.
         """
         prefixes = sorted({name[:CANDIDATE_PREFIX_LENGTH] for name in self.identifiers}, key=lambda p: (-len(p), p))
         alternatives = b"|".join(re.escape(p.encode("ascii")) for p in prefixes) or b"(?!)"
-        return re.compile(rb"(?<![A-Za-z0-9_])(?:" + alternatives + rb")[A-Za-z0-9_]*")
+        return re.compile(rb"(?:" + alternatives + rb")[A-Za-z0-9_]*")
+
+    @cached_property
+    def identifier_edits(self) -> dict[bytes, tuple[Mapping, bytes | None]]:
+        """CUDA name (bytes) -> (mapping, HIP name as bytes, or None when nothing is renamed):
+        the analyzer's hot-loop table, so no name is decoded or encoded per occurrence."""
+        return {
+            name.encode("ascii"): (m, m.hip.encode("ascii") if m.hip and m.hip != name else None)
+            for name, m in self.identifiers.items()
+        }
 
     def check(self, name: str) -> Check:
         """Return the check called ``name``; KeyError names the missing check."""
