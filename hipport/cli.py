@@ -17,7 +17,7 @@ import click
 from . import __version__
 from .cmake import DEFAULT_OFFLOAD_ARCHS, validate_offload_archs
 from .config import ConfigError, ProjectConfig, load_config
-from .convert import LAUNCH_SYNTAXES, REPORT_MARKDOWN, ConvertOptions, check_tree, convert_tree
+from .convert import LAUNCH_SYNTAXES, REPORT_MARKDOWN, ConvertOptions, check_paths, convert_tree
 from .discover import DiscoveryError
 from .emit import atomic_write
 from .findings import SEVERITIES
@@ -164,7 +164,7 @@ def convert(src: Path, out_text: str, offload_arch: str | None, exclude: tuple[s
 
 
 @main.command()
-@click.argument("src", type=click.Path(path_type=Path))
+@click.argument("srcs", metavar="SRC...", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
               help="Exit 1 when a finding has this severity or a higher one (default: error).")
 @click.option("--baseline", "baseline_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
@@ -174,10 +174,10 @@ def convert(src: Path, out_text: str, offload_arch: str | None, exclude: tuple[s
 @click.option("--output-file", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the formatted findings to this file instead of standard output.")
 @_with_common_options
-def check(src: Path, fail_on: str | None, baseline_path: Path | None, write_baseline_path: Path | None,
+def check(srcs: tuple[Path, ...], fail_on: str | None, baseline_path: Path | None, write_baseline_path: Path | None,
           output_file: Path | None, exclude: tuple[str, ...], launch_syntax: str | None, jobs: int,
           fmt: str | None, config_path: Path | None, quiet: bool) -> None:
-    """Report what in the CUDA file or tree SRC will not port, writing nothing.
+    """Report what in the CUDA files or trees SRC... will not port, writing nothing.
 
     Findings on a line holding `// hipport: ignore[HP1001]` (or a bare `hipport: ignore`), or
     below a comment line holding it, are left out. Settings may come from [tool.hipport] in
@@ -186,7 +186,7 @@ def check(src: Path, fail_on: str | None, baseline_path: Path | None, write_base
     Exit status: 0 no finding at or above --fail-on, 1 such findings, 2 bad usage or input.
     """
     with _input_errors():
-        config = load_config(src, config_path)
+        config = load_config(srcs[0], config_path)
         options = _options(config, exclude, launch_syntax, None, jobs)
         fmt = _choice(config, "format", fmt, FORMATS, "text")
         fail_on = _choice(config, "fail-on", fail_on, SEVERITIES, "error")
@@ -194,7 +194,7 @@ def check(src: Path, fail_on: str | None, baseline_path: Path | None, write_base
             baseline_path = config.resolve(config.get("baseline"))
         rules = default_rules()
         with _progress_bar(quiet) as progress:
-            report = check_tree(src, options, rules, progress=progress)
+            report = check_paths(list(srcs), options, rules, progress=progress)
         if write_baseline_path is not None:
             write_baseline(write_baseline_path, report.findings)
             if not quiet:

@@ -10,7 +10,7 @@ import os
 import posixpath
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -205,6 +205,31 @@ def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: Rul
         report.files.append(ported.summary)
         if progress:
             progress(done, len(files))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def check_paths(paths: list[Path], options: ConvertOptions = ConvertOptions(), rules: RuleSet | None = None,
+                progress: Callable[[int, int], None] | None = None) -> Report:
+    """:func:`check_tree` over several files or folders (as a pre-commit hook passes them); the
+    paths in the report are the given paths (joined with the file's path inside a folder).
+
+    Raises:
+        as check_tree.
+    """
+    if len(paths) == 1:
+        return check_tree(paths[0], options, rules, progress)
+    started = time.perf_counter()
+    report = _new_report(Path("."), None, options)
+    for done, path in enumerate(paths, 1):
+        part = check_tree(path, options, rules)
+        for summary in part.files:
+            shown = path.as_posix() if path.is_file() else (path / summary.path).as_posix()
+            summary.findings = [replace(f, path=shown) for f in summary.findings]
+            summary.path = shown
+            report.files.append(summary)
+        if progress:
+            progress(done, len(paths))
     report.seconds = time.perf_counter() - started
     return report
 
