@@ -66,6 +66,7 @@ class FileAnalysis:
         defines_main: the file defines a ``main`` function (an executable's entry point).
         uses_cuda: a CUDA name, launch or header was seen (the file needs the HIP language).
         parse_error_regions: regions the grammar could not parse.
+        inline_asm: every ``asm`` statement, with its PTX instructions and constraints.
     """
 
     edits: list[Edit] = field(default_factory=list)
@@ -75,6 +76,20 @@ class FileAnalysis:
     defines_main: bool = False
     uses_cuda: bool = False
     parse_error_regions: int = 0
+    inline_asm: list["AsmBlock"] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class AsmBlock:
+    """One inline-assembly statement: 1-based line and column (bytes), the keyword with its
+    qualifiers (``asm volatile``), its PTX instructions as (opcode, operands), and its operand
+    constraints and clobbers (``=r``, ``l``, ``memory``)."""
+
+    line: int
+    column: int
+    statement: str
+    instructions: list[tuple[str, str]]
+    constraints: list[str]
 
 
 HeaderResolver = Callable[[str], "str | None"]
@@ -319,6 +334,49 @@ def _rewrite_launches(ctx: _FileContext, launch_syntax: str) -> None:
                                      defaults + (separator if has_args else b"")))
 
 
+_PREDICATE = re.compile(rb"^@!?%?[A-Za-z0-9_]+\s+")
+_LABEL = re.compile(rb"^[A-Za-z_$][A-Za-z0-9_$]*:\s*")
+
+
+def ptx_instructions(template: bytes) -> list[tuple[str, str]]:
+    """Split the text of an asm template into (opcode, operands) pairs, in order.
+
+    Args:
+        template: the template's characters as written in the source (escapes such as ``\\n``
+            and ``\\t`` still escaped).
+
+    Labels (``L1:``), guard predicates (``@p``), braces and comments are skipped.
+    """
+    body = template.replace(b"\\t", b" ").replace(b"\\n", b"\n")
+    body = re.sub(rb"//[^\n]*", b"", body)
+    instructions = []
+    for part in re.split(rb"[;\n]", body):
+        part = _LABEL.sub(b"", _PREDICATE.sub(b"", part.strip().strip(b"{}").strip()))
+        words = part.split(None, 1)
+        if words:
+            instructions.append((words[0].decode("utf-8", "replace"),
+                                 (words[1] if len(words) > 1 else b"").decode("utf-8", "replace").strip()))
+    return instructions
+
+
+def _asm_constraints(ctx: _FileContext, statement: tree_sitter.Node) -> list[str]:
+    """The output/input constraint strings and clobbers of an asm statement (``=r``, ``memory``)."""
+    found = []
+    for child in statement.named_children:
+        if child.type in ("gnu_asm_output_operand_list", "gnu_asm_input_operand_list", "gnu_asm_clobber_list"):
+            found += [b"".join(ctx.text(c) for c in _string_contents(s)).decode("utf-8", "replace")
+                      for s in _descendants(child, "string_literal")]
+    return found
+
+
+def _descendants(node: tree_sitter.Node, node_type: str):
+    for child in node.named_children:
+        if child.type == node_type:
+            yield child
+        else:
+            yield from _descendants(child, node_type)
+
+
 def _report_inline_asm(ctx: _FileContext) -> None:
     for match in _ASM.finditer(ctx.source):
         token = ctx.node_at(match.start(), match.end())
@@ -329,22 +387,34 @@ def _report_inline_asm(ctx: _FileContext) -> None:
             # asm the grammar did not recognise (inside an ERROR region): still report it.
             if token.type == "identifier" and not (token.parent and token.parent.type in ("call_expression", "ERROR")):
                 continue
-            ctx.report("inline-ptx", token, name="asm", statement=match.group().decode(), instructions="(unparsed)")
+            ctx.report("inline-ptx-manual", token, name="asm", statement=match.group().decode(),
+                       instructions="(not parsed)", equivalents="the statement did not parse")
+            ctx.result.inline_asm.append(AsmBlock(token.start_point[0] + 1, token.start_point[1] + 1,
+                                                  match.group().decode(), [], []))
             continue
         qualifiers = [ctx.text(c).decode() for c in statement.children if c.type == "gnu_asm_qualifier"]
         template = statement.child_by_field_name("assembly_code")
-        instructions: list[str] = []
-        if template is not None:
-            body = b"".join(ctx.text(c) for c in _string_contents(template)).replace(b"\\t", b" ")
-            for part in re.split(rb"[;\n]|\\n", body):
-                word = part.strip().split(None, 1)
-                if word and not word[0].startswith((b"{", b"}", b"//")):
-                    opcode = word[0].decode("utf-8", "replace")
-                    if opcode not in instructions:
-                        instructions.append(opcode)
-        ctx.report("inline-ptx", token, name="asm",
-                   statement=" ".join([ctx.text(token).decode()] + qualifiers),
-                   instructions=", ".join(instructions) or "(empty template)")
+        text = b"".join(ctx.text(c) for c in _string_contents(template)) if template is not None else b""
+        instructions = ptx_instructions(text)
+        words = " ".join([ctx.text(token).decode()] + qualifiers)
+        block = AsmBlock(token.start_point[0] + 1, token.start_point[1] + 1, words, instructions,
+                         _asm_constraints(ctx, statement))
+        ctx.result.inline_asm.append(block)
+        advice, manual = [], False
+        for opcode, operands in dict.fromkeys(instructions):
+            entry = ctx.rules.ptx_equivalent(opcode, operands)
+            subject = entry.match if entry is not None else opcode
+            if entry is None:
+                manual = True
+                advice.append(f"{opcode}: no known equivalent")
+            elif entry.hip is None:
+                manual = True
+                advice.append(f"{subject}: {entry.note}")
+            else:
+                advice.append(f"{subject} -> {entry.hip}")
+        opcodes = ", ".join(dict.fromkeys(op for op, _ in instructions)) or "(empty template)"
+        ctx.report("inline-ptx-manual" if manual or not instructions else "inline-ptx", token, name="asm",
+                   statement=words, instructions=opcodes, equivalents="; ".join(dict.fromkeys(advice)) or "none")
 
 
 def _string_contents(node: tree_sitter.Node):

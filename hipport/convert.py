@@ -132,6 +132,7 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
     summary.references_rewritten = analysis.references_rewritten
     summary.kernel_launches = analysis.kernel_launches
     summary.parse_error_regions = analysis.parse_error_regions
+    summary.inline_asm = analysis.inline_asm
     summary.findings = filter_and_fingerprint(findings, data)
     output = apply_edits(data, analysis.edits) if analysis.edits else data
     return PortedFile(file, output, summary, analysis.defines_main, analysis.uses_cuda)
@@ -178,12 +179,12 @@ def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet, ou
         yield from pool.map(_port_in_worker, files, chunksize=max(1, len(files) // (jobs * 8)))
 
 
-def _new_report(src: Path, out: Path | None, options: ConvertOptions) -> Report:
+def _new_report(src: Path, out: Path | None, options: ConvertOptions, rules: RuleSet) -> Report:
     return Report(
         source=str(src), output=None if out is None else str(out),
         options={"launch_syntax": options.launch_syntax, "offload_archs": list(options.offload_archs),
                  "exclude": list(options.exclude)},
-        files=[],
+        files=[], rules=rules,
     )
 
 
@@ -200,7 +201,7 @@ def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: Rul
     started = time.perf_counter()
     rules = rules or default_rules()
     files = discover(src, None, list(options.exclude))
-    report = _new_report(src, None, options)
+    report = _new_report(src, None, options, rules)
     for done, ported in enumerate(_port_all(files, options, rules, None), 1):
         report.files.append(ported.summary)
         if progress:
@@ -220,7 +221,8 @@ def check_paths(paths: list[Path], options: ConvertOptions = ConvertOptions(), r
     if len(paths) == 1:
         return check_tree(paths[0], options, rules, progress)
     started = time.perf_counter()
-    report = _new_report(Path("."), None, options)
+    rules = rules or default_rules()
+    report = _new_report(Path("."), None, options, rules)
     for done, path in enumerate(paths, 1):
         part = check_tree(path, options, rules)
         for summary in part.files:
@@ -265,7 +267,7 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
     started = time.perf_counter()
     rules = rules or default_rules()
     files = discover(src, out, list(options.exclude))
-    result = ConversionResult(_new_report(src, out, options))
+    result = ConversionResult(_new_report(src, out, options, rules))
     units: list[UnitInfo] = []
     for done, ported in enumerate(_port_all(files, options, rules, out), 1):
         file = ported.file

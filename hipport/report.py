@@ -24,7 +24,8 @@ TERMINAL_ERRORS_SHOWN = 20
 @dataclass(slots=True)
 class FileSummary:
     """Per-file figures: input and output path (relative, ``/``), lines, rewritten references,
-    kernel launches, unparsed regions, whether the file was converted (else copied)."""
+    kernel launches, unparsed regions, whether the file was converted (else copied), findings,
+    and its inline-assembly statements (:class:`hipport.analyze.AsmBlock`)."""
 
     path: str
     output: str
@@ -34,6 +35,7 @@ class FileSummary:
     kernel_launches: int = 0
     parse_error_regions: int = 0
     findings: list[Finding] = field(default_factory=list)
+    inline_asm: list = field(default_factory=list)  # hipport.analyze.AsmBlock
 
 
 @dataclass(slots=True)
@@ -54,6 +56,7 @@ class Report:
     files: list[FileSummary]
     seconds: float = 0.0
     generated: list[str] = field(default_factory=list)
+    rules: object = None  # the RuleSet used (for the PTX inventory); not serialized
 
     @property
     def findings(self) -> list[Finding]:
@@ -72,6 +75,26 @@ class Report:
             "findings": severity_counts(self.findings),
             "seconds": round(self.seconds, 3),
         }
+
+    def ptx_inventory(self, rules) -> list[dict]:
+        """Every PTX instruction used, grouped by opcode: uses, first location, what to write instead.
+
+        Args:
+            rules: the :class:`hipport.rules.RuleSet` whose ``ptx`` entries give the equivalents.
+        """
+        groups: dict[str, dict] = {}
+        for summary in self.files:
+            for block in summary.inline_asm:
+                for opcode, operands in block.instructions:
+                    entry = rules.ptx_equivalent(opcode, operands)
+                    key = entry.match if entry is not None and entry.match.startswith("%") else opcode
+                    group = groups.setdefault(key, {
+                        "instruction": key, "uses": 0, "first": f"{summary.path}:{block.line}:{block.column}",
+                        "hip": entry.hip if entry is not None and entry.hip else None,
+                        "note": entry.note if entry is not None else "no known equivalent",
+                    })
+                    group["uses"] += 1
+        return sorted(groups.values(), key=lambda g: (-g["uses"], g["instruction"]))
 
     def to_json(self) -> dict:
         """The report as a JSON-ready dict (see ``report.schema.json``)."""
@@ -93,6 +116,12 @@ class Report:
                 for s in self.files
             ],
             "findings": [f.to_json() for f in self.findings],
+            "inline_asm": [
+                {"path": s.path, "line": b.line, "column": b.column, "statement": b.statement,
+                 "instructions": [{"opcode": op, "operands": operands} for op, operands in b.instructions],
+                 "constraints": b.constraints}
+                for s in self.files for b in s.inline_asm
+            ],
         }
 
     def json_text(self) -> str:
@@ -113,6 +142,7 @@ class Report:
             report=self, totals=self.totals(), severities=SEVERITIES,
             top=findings[:MARKDOWN_TOP_FINDINGS], rest=findings[MARKDOWN_TOP_FINDINGS:],
             files_with_work=[s for s in self.files if s.findings],
+            ptx=self.ptx_inventory(self.rules) if self.rules is not None else [],
         )
 
     def summary_text(self, list_errors: bool = True) -> str:

@@ -109,6 +109,27 @@ class Check:
         return self.message.format(**fields), self.fix.format(**fields)
 
 
+@dataclass(frozen=True, slots=True)
+class PtxEquivalent:
+    """What to write in HIP for a PTX instruction (opcode prefix) or special register (``%laneid``).
+
+    ``hip`` is None when there is no drop-in equivalent (the construct needs a human);
+    ``note`` says more.
+    """
+
+    match: str
+    hip: str | None = None
+    note: str = ""
+    path: str = ""
+    line: int = 0
+
+    def matches(self, opcode: str, operands: str) -> bool:
+        """True when this entry applies to an instruction ``opcode`` with ``operands`` (text)."""
+        if self.match.startswith("%"):
+            return re.search(re.escape(self.match) + r"(?![A-Za-z0-9_])", operands) is not None
+        return opcode == self.match or opcode.startswith(self.match + ".")
+
+
 _MAPPING_FIELDS = frozenset({"name", "hip", "kind", "family", "note", "cuda_removed", "mapped", "since"})
 #: The checks hipport's analysis reports, with the template fields each one is given.
 CHECK_FIELDS: dict[str, frozenset[str]] = {
@@ -116,7 +137,8 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "not-utf8": frozenset({"name", "bad_line"}),
     "unsupported-encoding": frozenset({"name", "encoding"}),
     "cmake-unlistable": frozenset({"name", "output"}),
-    "inline-ptx": frozenset({"name", "statement", "instructions"}),
+    "inline-ptx": frozenset({"name", "statement", "instructions", "equivalents"}),
+    "inline-ptx-manual": frozenset({"name", "statement", "instructions", "equivalents"}),
     "launch-kept": frozenset({"name", "reason"}),
     "unsupported-api": _MAPPING_FIELDS,
     "removed-api": _MAPPING_FIELDS,
@@ -156,6 +178,11 @@ class RuleSet:
     checks: dict[str, Check]
     checks_by_name: dict[str, Check]
     files: tuple[Path, ...]
+    ptx: tuple[PtxEquivalent, ...] = ()
+
+    def ptx_equivalent(self, opcode: str, operands: str) -> PtxEquivalent | None:
+        """The first PTX entry that applies to this instruction (special registers first)."""
+        return next((entry for entry in self.ptx if entry.matches(opcode, operands)), None)
 
     @cached_property
     def candidate_pattern(self) -> re.Pattern[bytes]:
@@ -261,19 +288,23 @@ def _validate(path: Path, data: Any, node: yaml.Node | None, schema: str) -> Non
         raise RuleError(path, _line_of(node, keys), f"{where}: {message}") from None
 
 
-def _parse_rule_file(path: Path, raw: bytes) -> tuple[list[Mapping], list[Check]]:
+def _parse_rule_file(path: Path, raw: bytes) -> RuleFileContent:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise RuleError(path, None, f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
     data, node = _load_yaml_with_lines(path, text)
     if not isinstance(data, dict):
-        raise RuleError(path, 1, "a rule file must be a mapping with 'mappings:' or 'checks:'")
+        raise RuleError(path, 1, "a rule file must be a mapping with 'mappings:', 'checks:' or 'ptx:'")
     if "checks" in data:
         _validate(path, data, node, "checks")
         checks = [Check(**entry, path=str(path), line=_line_of(node, ["checks", i]) or 0)
                   for i, entry in enumerate(data["checks"])]
-        return [], checks
+        return RuleFileContent(checks=checks)
+    if "ptx" in data:
+        _validate(path, data, node, "ptx")
+        return RuleFileContent(ptx=[PtxEquivalent(**entry, path=str(path), line=_line_of(node, ["ptx", i]) or 0)
+                                    for i, entry in enumerate(data["ptx"])])
     _validate(path, data, node, "mappings")
     family = data["family"]
     mappings = [
@@ -285,7 +316,7 @@ def _parse_rule_file(path: Path, raw: bytes) -> tuple[list[Mapping], list[Check]
         )
         for index, entry in enumerate(data["mappings"])
     ]
-    return mappings, []
+    return RuleFileContent(mappings=mappings)
 
 
 def _cache_dir() -> Path | None:
@@ -301,29 +332,40 @@ def _cache_dir() -> Path | None:
 def _cache_key(raw: bytes) -> str:
     digest = hashlib.sha256(raw)
     digest.update(__version__.encode())
-    for name in ("mappings", "checks"):
+    for name in ("mappings", "checks", "ptx"):
         digest.update(schema_path(name).read_bytes())
     return digest.hexdigest()
 
 
-def _from_cache(path: Path, cached: dict) -> tuple[list[Mapping], list[Check]]:
+def _from_cache(path: Path, cached: dict) -> RuleFileContent:
     where = str(path)
-    return (
+    return RuleFileContent(
         [Mapping(*fields, path=where, line=line) for *fields, line in cached["mappings"]],
         [Check(*fields, path=where, line=line) for *fields, line in cached["checks"]],
+        [PtxEquivalent(*fields, path=where, line=line) for *fields, line in cached["ptx"]],
     )
 
 
-def _to_cache(mappings: list[Mapping], checks: list[Check]) -> dict:
+def _to_cache(content: RuleFileContent) -> dict:
     return {
         "mappings": [[m.cuda, m.hip, m.kind, m.status, m.family, m.section, m.note, m.versions, m.line]
-                     for m in mappings],
+                     for m in content.mappings],
         "checks": [[c.id, c.name, c.severity, c.message, c.fix, c.explanation, c.example, c.instead, c.line]
-                   for c in checks],
+                   for c in content.checks],
+        "ptx": [[p.match, p.hip, p.note, p.line] for p in content.ptx],
     }
 
 
-def load_rule_file(path: Path) -> tuple[list[Mapping], list[Check]]:
+@dataclass
+class RuleFileContent:
+    """The entries of one rule file: one of the three lists is filled."""
+
+    mappings: list[Mapping] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+    ptx: list[PtxEquivalent] = field(default_factory=list)
+
+
+def load_rule_file(path: Path) -> RuleFileContent:
     """Load and validate one rule file.
 
     A file that validated before is read from the cache (:func:`_cache_dir`), keyed by the
@@ -332,10 +374,10 @@ def load_rule_file(path: Path) -> tuple[list[Mapping], list[Check]]:
     cache about a tenth of that. A cache that cannot be read or written is ignored.
 
     Args:
-        path: a ``.yaml`` file holding either ``mappings:`` or ``checks:``.
+        path: a ``.yaml`` file holding ``mappings:``, ``checks:`` or ``ptx:``.
 
     Returns:
-        (mappings, checks); one of the two lists is empty.
+        The file's entries.
 
     Raises:
         RuleError: unreadable YAML, a schema violation (with the entry's line), or a duplicate
@@ -350,13 +392,13 @@ def load_rule_file(path: Path) -> tuple[list[Mapping], list[Check]]:
             return _from_cache(path, json.loads(cache_file.read_bytes()))
         except (OSError, ValueError, TypeError, KeyError):
             pass
-    mappings, checks = _parse_rule_file(path, raw)
+    content = _parse_rule_file(path, raw)
     if cache_file is not None:
         try:
-            atomic_write(cache_file, json.dumps(_to_cache(mappings, checks)).encode())
+            atomic_write(cache_file, json.dumps(_to_cache(content)).encode())
         except OSError:
             pass
-    return mappings, checks
+    return content
 
 
 def load_rules(paths: Iterable[Path] | None = None) -> RuleSet:
@@ -375,8 +417,11 @@ def load_rules(paths: Iterable[Path] | None = None) -> RuleSet:
     headers: dict[str, Mapping] = {}
     checks: dict[str, Check] = {}
     checks_by_name: dict[str, Check] = {}
+    ptx: list[PtxEquivalent] = []
     for path in files:
-        mappings, file_checks = load_rule_file(path)
+        content = load_rule_file(path)
+        mappings, file_checks = content.mappings, content.checks
+        ptx.extend(content.ptx)
         for mapping in mappings:
             table = headers if mapping.kind == "header" else identifiers
             previous = table.get(mapping.cuda)
@@ -397,7 +442,7 @@ def load_rules(paths: Iterable[Path] | None = None) -> RuleSet:
     missing = sorted(set(CHECK_FIELDS) - set(checks_by_name))
     if (paths is None or checks) and missing:
         raise RuleError(data_dir("rules") / "checks.yaml", None, f"checks missing from the catalogue: {', '.join(missing)}")
-    return RuleSet(identifiers, headers, checks, checks_by_name, files)
+    return RuleSet(identifiers, headers, checks, checks_by_name, files, tuple(ptx))
 
 
 @lru_cache(maxsize=1)

@@ -26,14 +26,23 @@ Ported `{src}` to `{out}` with hipport 0.1.0.
 | severity | location | rule | message | suggested fix |
 | --- | --- | --- | --- | --- |
 | error | `unportable.cu:3:1` | HP2002 removed-api | texture was removed in CUDA 12.0; HIP keeps the name | Move to the replacement API before porting (for example texture objects instead of texture references) |
-| error | `unportable.cu:7:3` | HP1001 inline-ptx | inline PTX assembly (asm) cannot run on AMD GPUs: mov.u32 | Replace the asm block with a HIP intrinsic or portable C++ (guard NVIDIA-only code with #ifdef __HIP_PLATFORM_NVIDIA__) |
-| error | `unportable.cu:8:3` | HP1001 inline-ptx | inline PTX assembly (asm volatile) cannot run on AMD GPUs: membar.gl, bar.sync | Replace the asm block with a HIP intrinsic or portable C++ (guard NVIDIA-only code with #ifdef __HIP_PLATFORM_NVIDIA__) |
-| error | `unportable.cu:9:3` | HP1001 inline-ptx | inline PTX assembly (__asm__ __volatile__) cannot run on AMD GPUs: prmt.b32 | Replace the asm block with a HIP intrinsic or portable C++ (guard NVIDIA-only code with #ifdef __HIP_PLATFORM_NVIDIA__) |
+| error | `unportable.cu:7:3` | HP1001 inline-ptx | inline PTX assembly (asm) cannot run on AMD GPUs: mov.u32 | Write instead: %laneid -> __lane_id() (or keep the asm behind #ifdef __HIP_PLATFORM_NVIDIA__) |
+| error | `unportable.cu:8:3` | HP1001 inline-ptx | inline PTX assembly (asm volatile) cannot run on AMD GPUs: membar.gl, bar.sync | Write instead: membar.gl -> __threadfence(); bar.sync -> __syncthreads() (or keep the asm behind #ifdef __HIP_PLATFORM_NVIDIA__) |
+| error | `unportable.cu:9:3` | HP1001 inline-ptx | inline PTX assembly (__asm__ __volatile__) cannot run on AMD GPUs: prmt.b32 | Write instead: prmt -> __byte_perm(x, y, selector) (or keep the asm behind #ifdef __HIP_PLATFORM_NVIDIA__) |
 | error | `unportable.cu:14:3` | HP2002 removed-api | cudaBindTexture was removed in CUDA 12.0; mapped to hipBindTexture | Move to the replacement API before porting (for example texture objects instead of texture references) |
 | error | `unportable.cu:15:3` | HP2001 unsupported-api | cudaDeviceFlushGPUDirectRDMAWrites (function, cuda_runtime) has no HIP equivalent | Rewrite this use with HIP APIs that exist, or keep it behind #ifdef __HIP_PLATFORM_NVIDIA__ |
 | error | `unportable.cu:15:38` | HP2001 unsupported-api | cudaFlushGPUDirectRDMAWritesTargetCurrentDevice (enumerator, cuda_runtime) has no HIP equivalent | Rewrite this use with HIP APIs that exist, or keep it behind #ifdef __HIP_PLATFORM_NVIDIA__ |
 | error | `unportable.cu:16:38` | HP2001 unsupported-api | cudaFlushGPUDirectRDMAWritesToOwner (enumerator, cuda_runtime) has no HIP equivalent | Rewrite this use with HIP APIs that exist, or keep it behind #ifdef __HIP_PLATFORM_NVIDIA__ |
 | warning | `unportable.cu:17:3` | HP2003 deprecated-api | cudaThreadSynchronize is deprecated since CUDA 10.0; mapped to hipDeviceSynchronize | Plan a move to the API that replaces it |
+
+### Inline PTX inventory
+
+| PTX | uses | first use | write instead |
+| --- | ---: | --- | --- |
+| `%laneid` | 1 | `unportable.cu:7:3` | `__lane_id()` |
+| `bar.sync` | 1 | `unportable.cu:8:3` | `__syncthreads()` |
+| `membar.gl` | 1 | `unportable.cu:8:3` | `__threadfence()` |
+| `prmt.b32` | 1 | `unportable.cu:9:3` | `__byte_perm(x, y, selector)` |
 
 <details><summary>Per-file figures (1 converted file)</summary>
 
@@ -84,8 +93,7 @@ def test_json_report_validates_and_holds_the_figures(tmp_path):
     assert first == {
         "path": "unportable.cu", "line": 7, "column": 3, "rule_id": "HP1001", "rule_name": "inline-ptx",
         "severity": "error", "message": "inline PTX assembly (asm) cannot run on AMD GPUs: mov.u32",
-        "fix": "Replace the asm block with a HIP intrinsic or portable C++ (guard NVIDIA-only code with "
-               "#ifdef __HIP_PLATFORM_NVIDIA__)",
+        "fix": "Write instead: %laneid -> __lane_id() (or keep the asm behind #ifdef __HIP_PLATFORM_NVIDIA__)",
         "name": "asm",
     }
 
