@@ -164,11 +164,15 @@ def _port_in_worker(file: TreeFile) -> PortedFile:
 
 
 def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet, out: Path | None) -> Iterator[PortedFile]:
-    """Port (and write into ``out``, unless None) every file, in parallel for large trees;
-    yields in the order of ``files``."""
+    """Port (and write into ``out``, unless None) every file, in parallel for large trees.
+
+    In parallel, files are handed out largest first, a few at a time, so no worker is left with
+    a long tail; results then come in that order, not in the order of ``files``.
+    """
     tree_files = frozenset(f.rel for f in files)
     jobs = options.jobs or os.cpu_count() or 1
-    size = sum(f.source.stat().st_size for f in files if f.convert)
+    sizes = {f.rel: f.source.stat().st_size for f in files}
+    size = sum(sizes[f.rel] for f in files if f.convert)
     if jobs == 1 or size < _PARALLEL_THRESHOLD_BYTES:
         parser = new_parser()
         for file in files:
@@ -176,7 +180,8 @@ def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet, ou
         return
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
                              initargs=(rules, options, tree_files, out)) as pool:
-        yield from pool.map(_port_in_worker, files, chunksize=max(1, len(files) // (jobs * 8)))
+        largest_first = sorted(files, key=lambda f: -sizes[f.rel])
+        yield from pool.map(_port_in_worker, largest_first, chunksize=4)
 
 
 def _new_report(src: Path, out: Path | None, options: ConvertOptions, rules: RuleSet) -> Report:
@@ -206,6 +211,7 @@ def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: Rul
         report.files.append(ported.summary)
         if progress:
             progress(done, len(files))
+    report.files.sort(key=lambda s: s.path)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -277,6 +283,8 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
             units.append(UnitInfo(file.out_rel, ported.defines_main, ported.uses_hip))
         if progress:
             progress(done, len(files))
+    result.report.files.sort(key=lambda s: s.path)
+    units.sort(key=lambda u: u.out_rel)
     has_cmake = any(f.rel == "CMakeLists.txt" for f in files)
     if not has_cmake and units:
         name = (src.resolve().name if src.is_dir() else src.stem) or "hipport_port"
