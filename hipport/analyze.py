@@ -31,6 +31,7 @@ from .edits import Edit
 from .findings import Finding
 from .parse import error_regions, macro_body_non_code
 from .rules import Mapping, RuleSet
+from .warp import analyze_warps
 
 HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
 #: Headers whose inclusion makes the HIP runtime (and the kernel language) available.
@@ -493,6 +494,7 @@ def analyze_file(
         _report_inline_asm(ctx)
     if b"main" in source:
         _find_main(ctx)
+    analyze_warps(ctx)
     if is_cuda_unit and not headers & RUNTIME_HEADERS:
         _insert_runtime_include(ctx)
         ctx.result.uses_cuda = True

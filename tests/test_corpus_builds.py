@@ -77,3 +77,26 @@ def test_generated_cmake_builds_the_ported_corpus_for_amd(toolchain, tmp_path):
         assert (build / target).is_file()
     obj = build / "CMakeFiles" / "vector_add.dir" / "vector_add" / "vector_add.hip.o"
     assert toolchain.code_object_targets(obj) == ["hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
+
+
+def test_widened_warp_masks_compile_for_amd_and_nvidia(toolchain, tmp_path):
+    """The ported shuffle reduction compiles where HIP requires 64-bit masks (HIP 6.4 with its
+    warp-sync builtins enabled) and on NVIDIA."""
+    convert_tree(FIXTURES / "compile" / "warp_reduce.cu", tmp_path / "out")
+    ported = tmp_path / "out" / "warp_reduce.hip"
+    assert "__shfl_down_sync(0xffffffffffffffffULL, v, offset)" in ported.read_text()
+    toolchain.compile_amd(ported, tmp_path / "amd.o", ("gfx90a", "gfx1100"), extra_flags=("-std=c++17",))
+    assert toolchain.code_object_targets(tmp_path / "amd.o") == [
+        "hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
+    toolchain.compile_nvidia(ported, tmp_path / "nv.o", link=False, extra_flags=("-std=c++17",))
+    assert (tmp_path / "nv.o").stat().st_size > 0
+
+
+def test_a_32bit_mask_does_not_compile_for_amd(toolchain, tmp_path):
+    """Why the widening exists: HIP 6.4 refuses the CUDA mask as it is."""
+    from hipport.toolchain import CompileError
+
+    narrow = tmp_path / "narrow.hip"
+    narrow.write_text((FIXTURES / "compile" / "warp_reduce.cu").read_text().replace("cuda_runtime.h", "hip/hip_runtime.h"))
+    with pytest.raises(CompileError, match="The mask must be a 64-bit integer"):
+        toolchain.compile_amd(narrow, tmp_path / "narrow.o", ("gfx90a",))

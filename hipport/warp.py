@@ -1,0 +1,171 @@
+"""Wavefront-size analysis: code that assumes 32-wide warps.
+
+AMD CDNA/GCN GPUs run 64-wide wavefronts (RDNA runs 32 or 64), and HIP's ``*_sync`` warp
+builtins take 64-bit lane masks (``static_assert`` since ROCm 6.2, so a 32-bit mask is a
+compile error). This pass, one scan per idiom, reports:
+
+* full 32-bit literal masks (``0xffffffff``) passed to ``__shfl*_sync``, ``__ballot_sync``,
+  ``__any_sync``, ``__all_sync``, ``__match_*_sync``, ``__reduce_*_sync``: always widened to
+  ``0xffffffffffffffffULL`` (otherwise the port does not compile) and reported (HP1101);
+* masks and ballot results kept in 32-bit variables, and ballots counted with ``__popc``
+  (HP1102);
+* the literals 32, 31, 0x1f and shifts by 5 in lane or warp arithmetic, i.e. next to
+  ``threadIdx``, ``laneId``/``warpId``-like names or ``warpSize`` (HP1103);
+* shuffle reduction loops that start at offset 16 (HP1104);
+* ``#define WARP_SIZE 32``, ``constexpr int kWarpSize = 32`` and ``static_assert``s on a warp
+  size of 32 (HP1105);
+* one-dimensional ``__shared__`` arrays sized 32 or ``something / 32`` (HP1106).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import tree_sitter
+
+from .edits import Edit
+
+if TYPE_CHECKING:
+    from .analyze import _FileContext
+
+MASK_FUNCTIONS = frozenset({
+    "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync", "__any_sync",
+    "__all_sync", "__match_any_sync", "__match_all_sync", "__reduce_add_sync", "__reduce_min_sync",
+    "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync", "__syncwarp",
+})
+BALLOT_FUNCTIONS = frozenset({"__ballot_sync", "__ballot", "__activemask"})
+_CALLS = re.compile(rb"(?<![A-Za-z0-9_])(__shfl\w*_sync|__ballot_sync|__ballot|__any_sync|__all_sync|__match_\w+_sync"
+                    rb"|__reduce_\w+_sync|__syncwarp|__activemask)\s*\(")
+_FULL_MASK = re.compile(r"^(0[xX][fF]{8}[uU]?|4294967295[uU]?|~0[uU]?|0[xX][fF]{8}[uU][lL]{0,2})$")
+WIDE_FULL_MASK = b"0xffffffffffffffffULL"
+_NARROW_TYPES = frozenset({"unsigned", "unsigned int", "int", "uint32_t", "std::uint32_t", "uint", "int32_t"})
+_LANE_NAMES = re.compile(r"threadIdx|lane|warp", re.IGNORECASE)
+_LANE_LITERALS = re.compile(rb"(?<![A-Za-z0-9_.])(32|31|0[xX]1[fF]|5)(?![A-Za-z0-9_.])")
+_LANE_OPERATORS = {"32": {"%", "/", "<", ">=", "*"}, "31": {"&", "==", "<=", ">"}, "0x1f": {"&"}, "5": {">>", "<<"}}
+_LOOP_16 = re.compile(rb"(?<![A-Za-z0-9_.])16(?![A-Za-z0-9_.])")
+_WARP_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w*(?:WARP|[Ww]arp)\w*)[ \t]+\(?32[uU]?\)?[ \t]*(?://.*|/\*.*)?$",
+                          re.MULTILINE)
+_WARP_CONSTANT = re.compile(rb"\b(\w*(?:WARP|[Ww]arp)_?(?:SIZE|[Ss]ize)\w*)\s*=\s*32[uU]?\s*;")
+_WARP_ASSERT = re.compile(rb"static_assert\s*\([^;]*(?:WARP|[Ww]arp)[^;]*==\s*32\b[^;]*\)")
+_SHARED_32 = re.compile(rb"__shared__[^;{}]*?\b\w+\s*\[\s*(32|[A-Za-z_][\w.]*\s*/\s*32)\s*\]\s*(?:;|=)")
+
+
+def _call_name(ctx: "_FileContext", call: tree_sitter.Node) -> str:
+    function = call.child_by_field_name("function")
+    return ctx.text(function).decode("ascii", "replace") if function is not None else ""
+
+
+def _first_argument(call: tree_sitter.Node) -> tree_sitter.Node | None:
+    arguments = call.child_by_field_name("arguments")
+    named = [c for c in arguments.named_children if c.type != "comment"] if arguments is not None else []
+    return named[0] if named else None
+
+
+def _enclosing(node: tree_sitter.Node, types: tuple[str, ...]) -> tree_sitter.Node | None:
+    while node is not None and node.type not in types:
+        node = node.parent
+    return node
+
+
+def _declared_type(ctx: "_FileContext", name: str, scope: tree_sitter.Node | None) -> str | None:
+    """The type a variable ``name`` is declared with in ``scope`` (text, blanks normalised)."""
+    if scope is None:
+        return None
+    pattern = re.compile(rb"(?:^|[;{(,]\s*)((?:const\s+)?[A-Za-z_][\w:]*(?:\s+(?:int|long|short))?)\s+"
+                         + re.escape(name.encode()) + rb"\s*(?:=|;|,|\))", re.MULTILINE)
+    match = pattern.search(ctx.text(scope))
+    if match is None:
+        return None
+    return " ".join(match.group(1).decode().replace("const ", "").split())
+
+
+def analyze_warps(ctx: "_FileContext") -> None:
+    """Run every wavefront-size check on one file (edits and findings go into ``ctx.result``)."""
+    source = ctx.source
+    if b"_sync" in source or b"__ballot" in source or b"__activemask" in source:
+        _masks_and_ballots(ctx)
+    if b"32" in source or b"31" in source or b"0x1" in source or b"0X1" in source or b">> 5" in source or b">>5" in source:
+        _lane_literals(ctx)
+    if b"16" in source and b"__shfl" in source:
+        _shuffle_loops(ctx)
+    for pattern, what in ((_WARP_DEFINE, "macro"), (_WARP_CONSTANT, "constant"), (_WARP_ASSERT, "static_assert")):
+        for match in pattern.finditer(source):
+            node = ctx.node_at(match.start(), match.start() + 1)
+            if node.type in ("comment", "string_content", "string_literal"):
+                continue
+            ctx.report("warp-size-constant", node, name=match.group(1).decode() if what != "static_assert" else "static_assert",
+                       what=what)
+    if b"__shared__" in source:
+        for match in _SHARED_32.finditer(source):
+            node = ctx.node_at(match.start(1), match.end(1))
+            if node.type in ("comment", "string_content"):
+                continue
+            ctx.report("warp-shared-array", node, name=match.group(1).decode(), size=match.group(1).decode())
+
+
+def _masks_and_ballots(ctx: "_FileContext") -> None:
+    for match in _CALLS.finditer(ctx.source):
+        token = ctx.node_at(match.start(1), match.end(1))
+        call = token.parent
+        if token.type != "identifier" or call is None or call.type != "call_expression":
+            continue
+        name = match.group(1).decode()
+        if name in MASK_FUNCTIONS:
+            mask = _first_argument(call)
+            if mask is not None:
+                text = ctx.text(mask).decode("ascii", "replace").strip()
+                if _FULL_MASK.match(text):
+                    ctx.result.edits.append(Edit(mask.start_byte, mask.end_byte, WIDE_FULL_MASK))
+                    ctx.report("warp-mask-widened", mask, name=name, mask=text)
+                elif mask.type == "identifier":
+                    scope = _enclosing(call, ("function_definition",))
+                    declared = _declared_type(ctx, text, scope)
+                    if declared in _NARROW_TYPES:
+                        ctx.report("warp-32bit-mask", mask, name=name, what=f"the mask {text} is declared {declared}")
+        if name in BALLOT_FUNCTIONS:
+            parent = call.parent
+            if parent is not None and parent.type == "init_declarator":
+                declaration = parent.parent
+                type_node = declaration.child_by_field_name("type") if declaration is not None else None
+                declared = " ".join(ctx.text(type_node).decode().split()) if type_node is not None else ""
+                if declaration is not None and b"unsigned" in ctx.text(declaration).split(b"=")[0] and declared == "int":
+                    declared = "unsigned int"
+                if declared in _NARROW_TYPES:
+                    ctx.report("warp-32bit-mask", call, name=name, what=f"its result is stored as {declared}")
+            outer = _enclosing(call.parent, ("call_expression",)) if call.parent is not None else None
+            if outer is not None and _call_name(ctx, outer) == "__popc":
+                ctx.report("warp-32bit-mask", call, name=name, what="its result is counted with __popc (32 bits)")
+
+
+def _lane_literals(ctx: "_FileContext") -> None:
+    for match in _LANE_LITERALS.finditer(ctx.source):
+        node = ctx.node_at(match.start(1), match.end(1))
+        binary = node.parent
+        if node.type != "number_literal" or binary is None or binary.type != "binary_expression":
+            continue
+        operator = binary.child_by_field_name("operator")
+        literal = match.group(1).decode().lower()
+        if operator is None or ctx.text(operator).decode() not in _LANE_OPERATORS.get(literal, ()):
+            continue
+        left, right = binary.child_by_field_name("left"), binary.child_by_field_name("right")
+        other = right if left is not None and left.start_byte == node.start_byte else left
+        if other is None or not _LANE_NAMES.search(ctx.text(other).decode("utf-8", "replace")):
+            continue
+        ctx.report("warp-size-literal", node, name=literal,
+                   expression=" ".join(ctx.text(binary).decode("utf-8", "replace").split()))
+
+
+def _shuffle_loops(ctx: "_FileContext") -> None:
+    for match in _LOOP_16.finditer(ctx.source):
+        node = ctx.node_at(match.start(), match.end())
+        loop = _enclosing(node, ("for_statement", "compound_statement", "function_definition"))
+        if node.type != "number_literal" or loop is None or loop.type != "for_statement":
+            continue
+        initializer = loop.child_by_field_name("initializer")
+        body = loop.child_by_field_name("body")
+        if initializer is None or body is None or not (initializer.start_byte <= node.start_byte < initializer.end_byte):
+            continue
+        if b"__shfl" in ctx.text(body):
+            ctx.report("warp-shuffle-loop", node, name="16",
+                       loop=" ".join(ctx.text(loop).decode("utf-8", "replace").split("{")[0].split()))

@@ -1,0 +1,105 @@
+"""Wavefront-size analysis (hipport/warp.py): flagged inputs, the widened mask, and inputs that
+must not be flagged."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hipport.convert import convert_tree
+
+
+def port(tmp_path, body):
+    src = tmp_path / "k.cpp"
+    src.write_text(body)
+    convert_tree(src, tmp_path / "out")
+    report = json.loads((tmp_path / "out" / "hipport-report.json").read_text())
+    return (tmp_path / "out" / "k.cpp").read_text(), [f"{f['line']}:{f['column']} {f['rule_id']} {f['message']}"
+                                                       for f in report["findings"]]
+
+
+def test_full_masks_are_widened_and_reported(tmp_path):
+    text, findings = port(tmp_path, (
+        "__device__ float sum(float v) {\n"
+        "  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down_sync(0xffffffff, v, o);\n"
+        "  return __shfl_sync(0xFFFFFFFFu, v, 0) + __any_sync(0xffffffff, v > 0);\n"
+        "}\n"))
+    assert text == (
+        "__device__ float sum(float v) {\n"
+        "  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffffffffffULL, v, o);\n"
+        "  return __shfl_sync(0xffffffffffffffffULL, v, 0) + __any_sync(0xffffffffffffffffULL, v > 0);\n"
+        "}\n")
+    assert findings == [
+        "2:67 HP1101 the full lane mask 0xffffffff of __shfl_down_sync was widened to 0xffffffffffffffffULL: "
+        "HIP's warp builtins take 64-bit masks",
+        "3:22 HP1101 the full lane mask 0xFFFFFFFFu of __shfl_sync was widened to 0xffffffffffffffffULL: "
+        "HIP's warp builtins take 64-bit masks",
+        "3:54 HP1101 the full lane mask 0xffffffff of __any_sync was widened to 0xffffffffffffffffULL: "
+        "HIP's warp builtins take 64-bit masks",
+    ]
+
+
+def test_32bit_masks_and_ballots(tmp_path):
+    _, findings = port(tmp_path, (
+        "__device__ int votes(bool p, unsigned m) {\n"
+        "  unsigned mask = __ballot_sync(0xffffffffffffffffULL, p);\n"
+        "  uint32_t live = __activemask();\n"
+        "  int n = __popc(__ballot_sync(m, p));\n"
+        "  return __shfl_sync(m, n, 0) + mask + live;\n"
+        "}\n"))
+    assert [f.split(" HP")[0] + " HP" + f.split(" HP")[1][:4] for f in findings] == [
+        "2:19 HP1102", "3:19 HP1102", "4:18 HP1102", "4:32 HP1102", "5:22 HP1102"]
+    assert findings[0] == ("2:19 HP1102 __ballot_sync: its result is stored as unsigned, but AMD wavefronts have 64 lanes "
+                           "and HIP lane masks are 64-bit")
+    assert "__activemask: its result is stored as uint32_t" in findings[1]
+    assert "its result is counted with __popc (32 bits)" in findings[2]
+    assert "__ballot_sync: the mask m is declared unsigned" in findings[3]
+    assert "__shfl_sync: the mask m is declared unsigned" in findings[4]
+
+
+def test_lane_arithmetic_literals(tmp_path):
+    _, findings = port(tmp_path, (
+        "__global__ void k(int* out) {\n"
+        "  int lane = threadIdx.x % 32;\n"
+        "  int warp = threadIdx.x >> 5;\n"
+        "  int lane2 = threadIdx.x & 0x1f;\n"
+        "  int w = threadIdx.x / 32;\n"
+        "  if (laneId == 31) out[warp] = lane + lane2 + w;\n"
+        "}\n"))
+    assert [f.split(": the literal")[0] for f in findings] == [
+        "2:28 HP1103 threadIdx.x % 32", "3:29 HP1103 threadIdx.x >> 5", "4:29 HP1103 threadIdx.x & 0x1f",
+        "5:25 HP1103 threadIdx.x / 32", "6:17 HP1103 laneId == 31"]
+
+
+def test_shuffle_loop_from_16_and_warp_constants_and_shared_arrays(tmp_path):
+    _, findings = port(tmp_path, (
+        "#define WARP_SIZE 32\n"
+        "constexpr int kWarpSize = 32;\n"
+        "static_assert(kWarpSize == 32, \"warp\");\n"
+        "__device__ float r(float v) {\n"
+        "  __shared__ float partial[32];\n"
+        "  __shared__ float per_warp[BLOCK / 32];\n"
+        "  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffffffffffULL, v, offset);\n"
+        "  return v + partial[0] + per_warp[0];\n"
+        "}\n"))
+    assert [f.split(" ", 2)[:2] for f in findings] == [
+        ["1:1", "HP1105"], ["2:15", "HP1105"], ["3:1", "HP1105"], ["5:28", "HP1106"], ["6:29", "HP1106"],
+        ["7:21", "HP1104"]]
+
+
+@pytest.mark.parametrize("body", [
+    "int bytes = 32; int x = bytes % 32;\n",                             # 32 as an ordinary constant
+    "__shared__ float tile[32][33];\n",                                  # a 2-D tile, unrelated to warps
+    "float v[32]; int n = sizeof(v) / 32;\n",                            # array size unrelated to warps
+    "for (int i = 16; i > 0; i /= 2) total += i;\n",                     # a loop from 16 without shuffles
+    "// int lane = threadIdx.x % 32;  (a comment)\n",
+    'const char* s = "__shfl_sync(0xffffffff, v, 0)";\n',
+    "unsigned long long mask = __ballot_sync(0xffffffffffffffffULL, p);\n",
+    "uint64_t m = __activemask(); int n = __popcll(m);\n",
+    "#define BLOCK_SIZE 32\n",
+])
+def test_inputs_that_must_not_be_flagged(tmp_path, body):
+    text, findings = port(tmp_path, "__device__ void f(bool p, float v, int total) {\n" + body + "}\n"
+                          if not body.startswith("#") else body)
+    assert [f for f in findings if " HP11" in f] == []
