@@ -60,3 +60,9 @@ def test_explain_unknown_name_suggests():
     result = CliRunner().invoke(main, ["explain", "cudaMallocc"])
     assert result.exit_code == 2
     assert "did you mean cudaMalloc" in result.output
+
+
+def test_readme_lists_every_rule_with_its_id():
+    readme = (REPO / "README.md").read_text()
+    for check in default_rules().checks.values():
+        assert f"| {check.id} | {check.name} | {check.severity} |" in readme
