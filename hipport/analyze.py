@@ -171,15 +171,22 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
         start, end = match.span()
         if source[end:end + 1] in _WORD_BYTES or (start and source[start - 1:start] in _WORD_BYTES):
             continue  # part of a longer name (xcudaMalloc, cudaMalloc\u00e9)
-        mapping, hip = entry
-        name = mapping.cuda
+        mapping, hip, construct = entry
         node = node_at(start, end)
         if node.type == "preproc_arg":
             if not ctx.in_macro_code(node, start):
                 continue
+        elif construct is not None and node.type == construct.name:
+            pass  # a keyword of the CUDA grammar (__managed__)
         elif node.type not in _IDENTIFIER_TYPES or (node.type != "ERROR" and (node.start_byte, node.end_byte) != (start, end)):
             continue
-        elif node.type == "identifier" and mapping.kind == "type" and mapping.hip in (None, name):
+        if construct is not None and (construct.where != "namespace" or node.type == "namespace_identifier"):
+            ctx.result.uses_cuda = True
+            ctx.report(construct.check, _point_of(ctx, node, start), name=construct.name)
+        if mapping is None:
+            continue
+        name = mapping.cuda
+        if node.type == "identifier" and mapping.kind == "type" and mapping.hip in (None, name):
             continue  # a variable that happens to share the name of an unported type (int texture;)
         ctx.result.uses_cuda = True
         if hip is not None:
@@ -188,6 +195,28 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
         check_name = _FINDING_STATUSES.get(mapping.status)
         if check_name:
             ctx.report(check_name, _point_of(ctx, node, start), name=name, **_mapping_fields(mapping))
+        if name in _HOST_ONLY_CALLS and (function := _device_function(ctx, node)):
+            ctx.report("dynamic-parallelism", _point_of(ctx, node, start), name=name, function=function)
+
+
+#: Runtime calls that, inside device code, need dynamic parallelism.
+_HOST_ONLY_CALLS = frozenset({"cudaDeviceSynchronize", "cudaLaunchKernel", "cudaStreamCreateWithFlags",
+                              "cudaGetParameterBuffer", "cudaLaunchDevice"})
+
+
+def _device_function(ctx: _FileContext, node: tree_sitter.Node) -> str | None:
+    """The name of the ``__global__`` or ``__device__`` function enclosing ``node``, else None."""
+    while node is not None and node.type != "function_definition":
+        node = node.parent
+    if node is None:
+        return None
+    declarator = node.child_by_field_name("declarator")
+    head = ctx.source[node.start_byte:declarator.start_byte if declarator is not None else node.start_byte]
+    if b"__global__" not in head and b"__device__" not in head:
+        return None
+    while declarator is not None and declarator.child_by_field_name("declarator") is not None:
+        declarator = declarator.child_by_field_name("declarator")
+    return ctx.text(declarator).decode("utf-8", "replace") if declarator is not None else "?"
 
 
 def _include_path_node(include: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -235,6 +264,10 @@ def _rewrite_includes(ctx: _FileContext, resolve_header: HeaderResolver) -> set[
             continue
         name = raw[1:-1].decode("utf-8", "replace")
         new_name = name
+        construct = ctx.rules.constructs.get(("header", name))
+        if construct is not None and not (quoted and resolve_header(name)):
+            ctx.result.uses_cuda = True
+            ctx.report(construct.check, path_node, name=name)
         if quoted and (project_file := resolve_header(name)) is not None:
             if name.endswith(".cu") and project_file.endswith(".cu"):
                 new_name = name[:-3] + ".hip"
@@ -308,6 +341,8 @@ def _rewrite_launches(ctx: _FileContext, launch_syntax: str) -> None:
             continue
         ctx.result.kernel_launches += 1
         ctx.result.uses_cuda = True
+        if (device_function := _device_function(ctx, call)) is not None:
+            ctx.report("dynamic-parallelism", token, name="<<<", function=device_function)
         if launch_syntax != "hip":
             continue
         function = call.child_by_field_name("function")

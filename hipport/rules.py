@@ -130,6 +130,18 @@ class PtxEquivalent:
         return opcode == self.match or opcode.startswith(self.match + ".")
 
 
+@dataclass(frozen=True, slots=True)
+class Construct:
+    """A CUDA-only construct: ``name`` used as an identifier, a namespace or a header (``where``)
+    raises the check called ``check``."""
+
+    name: str
+    check: str
+    where: str = "identifier"
+    path: str = ""
+    line: int = 0
+
+
 _MAPPING_FIELDS = frozenset({"name", "hip", "kind", "family", "note", "cuda_removed", "mapped", "since"})
 #: The checks hipport's analysis reports, with the template fields each one is given.
 CHECK_FIELDS: dict[str, frozenset[str]] = {
@@ -141,6 +153,12 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "inline-ptx-manual": frozenset({"name", "statement", "instructions", "equivalents"}),
     "launch-kept": frozenset({"name", "reason"}),
     "warp-mask-widened": frozenset({"name", "mask"}),
+    "managed-memory": frozenset({"name"}),
+    "dynamic-parallelism": frozenset({"name", "function"}),
+    "nanosleep": frozenset({"name"}),
+    "libcudacxx": frozenset({"name"}),
+    "wmma": frozenset({"name"}),
+    "fp8": frozenset({"name"}),
     "warp-32bit-mask": frozenset({"name", "what"}),
     "warp-size-literal": frozenset({"name", "expression"}),
     "warp-shuffle-loop": frozenset({"name", "loop"}),
@@ -185,6 +203,7 @@ class RuleSet:
     checks_by_name: dict[str, Check]
     files: tuple[Path, ...]
     ptx: tuple[PtxEquivalent, ...] = ()
+    constructs: dict[tuple[str, str], Construct] = field(default_factory=dict)
 
     def ptx_equivalent(self, opcode: str, operands: str) -> PtxEquivalent | None:
         """The first PTX entry that applies to this instruction (special registers first)."""
@@ -202,18 +221,25 @@ class RuleSet:
         match may start inside a longer word: the caller checks the byte before it, and looks
         the match up in :attr:`identifier_edits`.
         """
-        prefixes = sorted({name[:CANDIDATE_PREFIX_LENGTH] for name in self.identifiers}, key=lambda p: (-len(p), p))
+        names = [*self.identifiers, *(name for where, name in self.constructs if where != "header")]
+        prefixes = sorted({name[:CANDIDATE_PREFIX_LENGTH] for name in names}, key=lambda p: (-len(p), p))
         alternatives = b"|".join(re.escape(p.encode("ascii")) for p in prefixes) or b"(?!)"
         return re.compile(rb"(?:" + alternatives + rb")[A-Za-z0-9_]*")
 
     @cached_property
-    def identifier_edits(self) -> dict[bytes, tuple[Mapping, bytes | None]]:
-        """CUDA name (bytes) -> (mapping, HIP name as bytes, or None when nothing is renamed):
-        the analyzer's hot-loop table, so no name is decoded or encoded per occurrence."""
-        return {
-            name.encode("ascii"): (m, m.hip.encode("ascii") if m.hip and m.hip != name else None)
+    def identifier_edits(self) -> dict[bytes, tuple[Mapping | None, bytes | None, Construct | None]]:
+        """CUDA name (bytes) -> (mapping or None, HIP name as bytes or None when nothing is
+        renamed, construct or None): the analyzer's hot-loop table, so no name is decoded or
+        encoded per occurrence."""
+        table: dict[bytes, tuple] = {
+            name.encode("ascii"): (m, m.hip.encode("ascii") if m.hip and m.hip != name else None, None)
             for name, m in self.identifiers.items()
         }
+        for (where, name), construct in self.constructs.items():
+            if where != "header":
+                mapping, hip, _ = table.get(name.encode("ascii"), (None, None, None))
+                table[name.encode("ascii")] = (mapping, hip, construct)
+        return table
 
     def check(self, name: str) -> Check:
         """Return the check called ``name``; KeyError names the missing check."""
@@ -301,12 +327,16 @@ def _parse_rule_file(path: Path, raw: bytes) -> RuleFileContent:
         raise RuleError(path, None, f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
     data, node = _load_yaml_with_lines(path, text)
     if not isinstance(data, dict):
-        raise RuleError(path, 1, "a rule file must be a mapping with 'mappings:', 'checks:' or 'ptx:'")
+        raise RuleError(path, 1, "a rule file must be a mapping with 'mappings:', 'checks:', 'ptx:' or 'constructs:'")
     if "checks" in data:
         _validate(path, data, node, "checks")
         checks = [Check(**entry, path=str(path), line=_line_of(node, ["checks", i]) or 0)
                   for i, entry in enumerate(data["checks"])]
         return RuleFileContent(checks=checks)
+    if "constructs" in data:
+        _validate(path, data, node, "constructs")
+        return RuleFileContent(constructs=[Construct(**entry, path=str(path), line=_line_of(node, ["constructs", i]) or 0)
+                                           for i, entry in enumerate(data["constructs"])])
     if "ptx" in data:
         _validate(path, data, node, "ptx")
         return RuleFileContent(ptx=[PtxEquivalent(**entry, path=str(path), line=_line_of(node, ["ptx", i]) or 0)
@@ -338,7 +368,7 @@ def _cache_dir() -> Path | None:
 def _cache_key(raw: bytes) -> str:
     digest = hashlib.sha256(raw)
     digest.update(__version__.encode())
-    for name in ("mappings", "checks", "ptx"):
+    for name in ("mappings", "checks", "ptx", "constructs"):
         digest.update(schema_path(name).read_bytes())
     return digest.hexdigest()
 
@@ -349,6 +379,7 @@ def _from_cache(path: Path, cached: dict) -> RuleFileContent:
         [Mapping(*fields, path=where, line=line) for *fields, line in cached["mappings"]],
         [Check(*fields, path=where, line=line) for *fields, line in cached["checks"]],
         [PtxEquivalent(*fields, path=where, line=line) for *fields, line in cached["ptx"]],
+        [Construct(*fields, path=where, line=line) for *fields, line in cached["constructs"]],
     )
 
 
@@ -359,16 +390,18 @@ def _to_cache(content: RuleFileContent) -> dict:
         "checks": [[c.id, c.name, c.severity, c.message, c.fix, c.explanation, c.example, c.instead, c.line]
                    for c in content.checks],
         "ptx": [[p.match, p.hip, p.note, p.line] for p in content.ptx],
+        "constructs": [[c.name, c.check, c.where, c.line] for c in content.constructs],
     }
 
 
 @dataclass
 class RuleFileContent:
-    """The entries of one rule file: one of the three lists is filled."""
+    """The entries of one rule file: one of the lists is filled."""
 
     mappings: list[Mapping] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
     ptx: list[PtxEquivalent] = field(default_factory=list)
+    constructs: list[Construct] = field(default_factory=list)
 
 
 def load_rule_file(path: Path) -> RuleFileContent:
@@ -380,7 +413,7 @@ def load_rule_file(path: Path) -> RuleFileContent:
     cache about a tenth of that. A cache that cannot be read or written is ignored.
 
     Args:
-        path: a ``.yaml`` file holding ``mappings:``, ``checks:`` or ``ptx:``.
+        path: a ``.yaml`` file holding ``mappings:``, ``checks:``, ``ptx:`` or ``constructs:``.
 
     Returns:
         The file's entries.
@@ -424,10 +457,17 @@ def load_rules(paths: Iterable[Path] | None = None) -> RuleSet:
     checks: dict[str, Check] = {}
     checks_by_name: dict[str, Check] = {}
     ptx: list[PtxEquivalent] = []
+    constructs: dict[tuple[str, str], Construct] = {}
     for path in files:
         content = load_rule_file(path)
         mappings, file_checks = content.mappings, content.checks
         ptx.extend(content.ptx)
+        for construct in content.constructs:
+            key = (construct.where, construct.name)
+            if key in constructs:
+                first = constructs[key]
+                raise RuleError(path, construct.line, f"{construct.name!r} is already listed at {first.path}:{first.line}")
+            constructs[key] = construct
         for mapping in mappings:
             table = headers if mapping.kind == "header" else identifiers
             previous = table.get(mapping.cuda)
@@ -448,7 +488,12 @@ def load_rules(paths: Iterable[Path] | None = None) -> RuleSet:
     missing = sorted(set(CHECK_FIELDS) - set(checks_by_name))
     if (paths is None or checks) and missing:
         raise RuleError(data_dir("rules") / "checks.yaml", None, f"checks missing from the catalogue: {', '.join(missing)}")
-    return RuleSet(identifiers, headers, checks, checks_by_name, files, tuple(ptx))
+    if checks:
+        for construct in constructs.values():
+            if construct.check not in checks_by_name:
+                raise RuleError(Path(construct.path), construct.line,
+                                f"{construct.name!r} names the check {construct.check!r}, which rules/checks.yaml lacks")
+    return RuleSet(identifiers, headers, checks, checks_by_name, files, tuple(ptx), constructs)
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,86 @@
+"""CUDA-only constructs from rules/constructs.yaml, and dynamic parallelism."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hipport.convert import convert_tree
+from hipport.rules import RuleError, load_rules
+from hipport.resources import data_dir
+
+
+def findings_of(tmp_path, body, name="k.cu"):
+    (tmp_path / "src").mkdir(exist_ok=True)
+    src = tmp_path / "src" / name
+    src.write_text(body)
+    convert_tree(src.parent, tmp_path / "out")
+    report = json.loads((tmp_path / "out" / "hipport-report.json").read_text())
+    return [f"{f['line']}:{f['column']} {f['rule_id']} {f['message']}" for f in report["findings"]]
+
+
+def test_constructs_are_reported(tmp_path):
+    findings = findings_of(tmp_path, (
+        "#include <cuda/atomic>\n"
+        "#include <mma.h>\n"
+        "#include <cuda_fp8.h>\n"
+        "__managed__ int flag;\n"
+        "__global__ void k(float* p) {\n"
+        "  __nanosleep(100);\n"
+        "  nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> acc;\n"
+        "  cuda::atomic<int> counter;\n"
+        "  __nv_fp8_e4m3 x(1.5f);\n"
+        "}\n"
+        "void host(float** p) { cudaMallocManaged(p, 64); }\n"))
+    assert findings == [
+        "1:10 HP1204 cuda/atomic: libcu++ (the cuda:: library) has no HIP counterpart",
+        "2:10 HP1205 mma.h: CUDA warp matrix functions (nvcuda::wmma) do not exist in HIP",
+        "3:10 HP1206 cuda_fp8.h: CUDA's FP8 types have different names and encodings in HIP",
+        "4:1 HP1201 __managed__: managed memory migrates pages on demand on AMD GPUs only with XNACK enabled",
+        "6:3 HP1203 __nanosleep: HIP has no __nanosleep",
+        "7:3 HP1205 nvcuda: CUDA warp matrix functions (nvcuda::wmma) do not exist in HIP",
+        "7:26 HP1205 nvcuda: CUDA warp matrix functions (nvcuda::wmma) do not exist in HIP",
+        "8:3 HP1204 cuda: libcu++ (the cuda:: library) has no HIP counterpart",
+        "9:3 HP1206 __nv_fp8_e4m3: CUDA's FP8 types have different names and encodings in HIP",
+        "11:24 HP1201 cudaMallocManaged: managed memory migrates pages on demand on AMD GPUs only with XNACK enabled",
+    ]
+
+
+def test_dynamic_parallelism(tmp_path):
+    findings = findings_of(tmp_path, (
+        "__global__ void child(int* d) { d[0] = 1; }\n"
+        "__global__ void parent(int* d) {\n"
+        "  child<<<1, 64>>>(d);\n"
+        "  cudaDeviceSynchronize();\n"
+        "}\n"
+        "__device__ void helper(int* d) { child<<<1, 1>>>(d); }\n"
+        "void host(int* d) { child<<<1, 1>>>(d); cudaDeviceSynchronize(); }\n"))
+    assert findings == [
+        "3:8 HP1202 <<< in device code (parent): HIP has no dynamic parallelism",
+        "4:3 HP1202 cudaDeviceSynchronize in device code (parent): HIP has no dynamic parallelism",
+        "6:39 HP1202 <<< in device code (helper): HIP has no dynamic parallelism",
+    ]
+
+
+@pytest.mark.parametrize("body", [
+    "int cuda = 3;\n",                                        # a variable named cuda, not the namespace
+    'const char* s = "__managed__ cudaMallocManaged";\n',
+    "// nvcuda::wmma in a comment\n",
+    '#include "mma.h"\n',                                       # a project file of that name (below)
+])
+def test_not_flagged(tmp_path, body):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "mma.h").write_text("// the project's own mma.h\n")
+    assert [f for f in findings_of(tmp_path, body, "k.cpp") if " HP12" in f] == []
+
+
+def test_construct_naming_an_unknown_check_is_refused(tmp_path):
+    rules_dir = tmp_path / "rules"
+    rules_dir.mkdir()
+    for path in data_dir("rules").glob("*.yaml"):
+        (rules_dir / path.name).write_bytes(path.read_bytes())
+    constructs = rules_dir / "constructs.yaml"
+    constructs.write_text(constructs.read_text().replace("check: nanosleep", "check: nanosleeep"))
+    with pytest.raises(RuleError, match=r"constructs.yaml:\d+: '__nanosleep' names the check 'nanosleeep'"):
+        load_rules(sorted(rules_dir.glob("*.yaml")))
