@@ -504,6 +504,7 @@ def analyze_file(
     *,
     is_cuda_unit: bool,
     launch_syntax: str = "chevron",
+    fix: bool = False,
     resolve_header: HeaderResolver = lambda name: None,
 ) -> FileAnalysis:
     """Port one parsed file.
@@ -515,6 +516,7 @@ def analyze_file(
         rules: the loaded rules.
         is_cuda_unit: the file is a ``.cu`` translation unit (gets the implicit runtime include).
         launch_syntax: ``"chevron"`` keeps ``<<<...>>>``; ``"hip"`` emits ``hipLaunchKernelGGL``.
+        fix: also apply the safe wavefront-size rewrites (see :mod:`hipport.warp`).
         resolve_header: see :data:`HeaderResolver`.
 
     Returns:
@@ -529,7 +531,7 @@ def analyze_file(
         _report_inline_asm(ctx)
     if b"main" in source:
         _find_main(ctx)
-    analyze_warps(ctx)
+    analyze_warps(ctx, fix)
     if is_cuda_unit and not headers & RUNTIME_HEADERS:
         _insert_runtime_include(ctx)
         ctx.result.uses_cuda = True

@@ -89,14 +89,14 @@ def _progress_bar(quiet: bool):
         yield progress
 
 
-def _options(config: ProjectConfig, exclude, launch_syntax, offload_arch, jobs) -> ConvertOptions:
+def _options(config: ProjectConfig, exclude, launch_syntax, offload_arch, jobs, fix: bool = False) -> ConvertOptions:
     """Command-line values, else ``[tool.hipport]`` values, else the defaults."""
     launch = launch_syntax or config.get("launch-syntax", "chevron")
     if launch not in LAUNCH_SYNTAXES:
         raise InputError(f"{config.path}: [tool.hipport] launch-syntax must be one of {', '.join(LAUNCH_SYNTAXES)}")
     archs = _split_archs(offload_arch or config.get("offload-arch") or DEFAULT_OFFLOAD_ARCHS)
     return ConvertOptions(exclude=tuple(config.get("exclude", [])) + tuple(exclude), launch_syntax=launch,
-                          offload_archs=archs, jobs=jobs)
+                          offload_archs=archs, jobs=jobs, fix=fix)
 
 
 def _choice(config: ProjectConfig, key: str, value: str | None, choices, default: str) -> str:
@@ -134,9 +134,12 @@ def _with_common_options(function):
 @click.option("--offload-arch", "offload_arch", default=None, metavar="LIST",
               help="Default CMAKE_HIP_ARCHITECTURES of the generated CMake build, ';' or ',' separated "
                    f"(default: {';'.join(DEFAULT_OFFLOAD_ARCHS)}).")
+@click.option("--fix", is_flag=True,
+              help="Also apply the safe wavefront-size rewrites: 32-bit ballot and mask variables widened to 64 bits, "
+                   "32/31/>>5 on threadIdx to warpSize arithmetic.")
 @_with_common_options
-def convert(src: Path, out_text: str, offload_arch: str | None, exclude: tuple[str, ...], launch_syntax: str | None,
-            jobs: int, fmt: str | None, config_path: Path | None, quiet: bool) -> None:
+def convert(src: Path, out_text: str, offload_arch: str | None, fix: bool, exclude: tuple[str, ...],
+            launch_syntax: str | None, jobs: int, fmt: str | None, config_path: Path | None, quiet: bool) -> None:
     """Port the CUDA file or tree SRC to HIP in the folder OUT (SRC is never modified).
 
     OUT receives the ported tree (.cu files become .hip), a CMakeLists.txt when SRC has none,
@@ -149,7 +152,7 @@ def convert(src: Path, out_text: str, offload_arch: str | None, exclude: tuple[s
     out = Path(out_text)
     with _input_errors():
         config = load_config(src, config_path)
-        options = _options(config, exclude, launch_syntax, offload_arch, jobs)
+        options = _options(config, exclude, launch_syntax, offload_arch, jobs, fix)
         fmt = _choice(config, "format", fmt, FORMATS, "text")
         rules = default_rules()
         with _progress_bar(quiet) as progress:

@@ -39,12 +39,14 @@ class ConvertOptions:
     Attributes:
         exclude: gitignore-style patterns of paths (relative to SRC) to leave out.
         launch_syntax: ``chevron`` keeps ``<<<...>>>``; ``hip`` emits ``hipLaunchKernelGGL``.
+        fix: apply the safe wavefront-size rewrites too (``--fix``).
         offload_archs: default ``CMAKE_HIP_ARCHITECTURES`` of the generated CMake build.
         jobs: worker processes (0: one per CPU core).
     """
 
     exclude: tuple[str, ...] = ()
     launch_syntax: str = "chevron"
+    fix: bool = False
     offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS
     jobs: int = 0
 
@@ -118,7 +120,7 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
     tree = parser.parse(data)
     analysis = analyze_file(
         file.rel, data, tree, rules, is_cuda_unit=file.is_cuda_unit,
-        launch_syntax=options.launch_syntax, resolve_header=_HeaderResolver(tree_files, file.rel),
+        launch_syntax=options.launch_syntax, fix=options.fix, resolve_header=_HeaderResolver(tree_files, file.rel),
     )
     findings = analysis.findings
     try:
@@ -188,7 +190,7 @@ def _new_report(src: Path, out: Path | None, options: ConvertOptions, rules: Rul
     return Report(
         source=str(src), output=None if out is None else str(out),
         options={"launch_syntax": options.launch_syntax, "offload_archs": list(options.offload_archs),
-                 "exclude": list(options.exclude)},
+                 "exclude": list(options.exclude), "fix": options.fix},
         files=[], rules=rules,
     )
 

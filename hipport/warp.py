@@ -15,6 +15,12 @@ compile error). This pass, one scan per idiom, reports:
 * ``#define WARP_SIZE 32``, ``constexpr int kWarpSize = 32`` and ``static_assert``s on a warp
   size of 32 (HP1105);
 * one-dimensional ``__shared__`` arrays sized 32 or ``something / 32`` (HP1106).
+
+With ``fix`` (``hipport convert --fix``) the safe rewrites are applied and reported as HP1107
+instead: 32-bit ballot destinations and mask variables become ``unsigned long long``,
+``__popc`` of a ballot becomes ``__popcll``, and ``threadIdx.x % 32``, ``/ 32``, ``& 31``,
+``& 0x1f`` and ``>> 5`` become ``warpSize`` arithmetic -- only where the other operand is
+exactly ``threadIdx.x``, ``.y`` or ``.z``, the one case that is provably lane arithmetic.
 """
 
 from __future__ import annotations
@@ -68,25 +74,58 @@ def _enclosing(node: tree_sitter.Node, types: tuple[str, ...]) -> tree_sitter.No
     return node
 
 
-def _declared_type(ctx: "_FileContext", name: str, scope: tree_sitter.Node | None) -> str | None:
-    """The type a variable ``name`` is declared with in ``scope`` (text, blanks normalised)."""
+def _declared_type(ctx: "_FileContext", name: str, scope: tree_sitter.Node | None) -> tuple[str, int, int] | None:
+    """How a variable ``name`` is declared in ``scope``: (type text with blanks normalised,
+    start and end byte of the type), or None."""
     if scope is None:
         return None
-    pattern = re.compile(rb"(?:^|[;{(,]\s*)((?:const\s+)?[A-Za-z_][\w:]*(?:\s+(?:int|long|short))?)\s+"
+    pattern = re.compile(rb"(?:^|[;{(,]\s*)(?:const\s+)?([A-Za-z_][\w:]*(?:\s+(?:int|long|short))?)\s+"
                          + re.escape(name.encode()) + rb"\s*(?:=|;|,|\))", re.MULTILINE)
     match = pattern.search(ctx.text(scope))
     if match is None:
         return None
-    return " ".join(match.group(1).decode().replace("const ", "").split())
+    return " ".join(match.group(1).decode().split()), scope.start_byte + match.start(1), scope.start_byte + match.end(1)
 
 
-def analyze_warps(ctx: "_FileContext") -> None:
-    """Run every wavefront-size check on one file (edits and findings go into ``ctx.result``)."""
+WIDE_TYPE = b"unsigned long long"
+_THREAD_INDEX = re.compile(r"^threadIdx\.[xyz]$")
+#: --fix rewrites of (operator, literal) next to threadIdx: new operator and operand text.
+_LANE_FIXES = {("%", "32"): ("%", "warpSize"), ("/", "32"): ("/", "warpSize"), ("&", "31"): ("&", "(warpSize - 1)"),
+               ("&", "0x1f"): ("&", "(warpSize - 1)"), (">>", "5"): ("/", "warpSize")}
+
+
+class _Fixer:
+    """Applies --fix rewrites once per byte range (a variable used by several calls is widened once)."""
+
+    def __init__(self, ctx: "_FileContext", enabled: bool):
+        self.ctx, self.enabled, self.done = ctx, enabled, set()
+
+    def replace(self, start: int, end: int, text: bytes, at, what: str) -> bool:
+        """Replace ``[start, end)`` with ``text`` and report it; False when fixing is off."""
+        if not self.enabled:
+            return False
+        if (start, end) not in self.done:
+            self.done.add((start, end))
+            self.ctx.result.edits.append(Edit(start, end, text))
+            self.ctx.report("warp-fixed", at, name=what,
+                            expression=self.ctx.source[start:end].decode("utf-8", "replace"),
+                            replacement=text.decode())
+        return True
+
+
+def analyze_warps(ctx: "_FileContext", fix: bool = False) -> None:
+    """Run every wavefront-size check on one file (edits and findings go into ``ctx.result``).
+
+    Args:
+        ctx: the file being analysed.
+        fix: apply the safe rewrites (see the module docstring) instead of only reporting them.
+    """
     source = ctx.source
+    fixer = _Fixer(ctx, fix)
     if b"_sync" in source or b"__ballot" in source or b"__activemask" in source:
-        _masks_and_ballots(ctx)
+        _masks_and_ballots(ctx, fixer)
     if b"32" in source or b"31" in source or b"0x1" in source or b"0X1" in source or b">> 5" in source or b">>5" in source:
-        _lane_literals(ctx)
+        _lane_literals(ctx, fixer)
     if b"16" in source and b"__shfl" in source:
         _shuffle_loops(ctx)
     for pattern, what in ((_WARP_DEFINE, "macro"), (_WARP_CONSTANT, "constant"), (_WARP_ASSERT, "static_assert")):
@@ -104,7 +143,7 @@ def analyze_warps(ctx: "_FileContext") -> None:
             ctx.report("warp-shared-array", node, name=match.group(1).decode(), size=match.group(1).decode())
 
 
-def _masks_and_ballots(ctx: "_FileContext") -> None:
+def _masks_and_ballots(ctx: "_FileContext", fixer: _Fixer) -> None:
     for match in _CALLS.finditer(ctx.source):
         token = ctx.node_at(match.start(1), match.end(1))
         call = token.parent
@@ -121,8 +160,9 @@ def _masks_and_ballots(ctx: "_FileContext") -> None:
                 elif mask.type == "identifier":
                     scope = _enclosing(call, ("function_definition",))
                     declared = _declared_type(ctx, text, scope)
-                    if declared in _NARROW_TYPES:
-                        ctx.report("warp-32bit-mask", mask, name=name, what=f"the mask {text} is declared {declared}")
+                    if declared is not None and declared[0] in _NARROW_TYPES:
+                        if not fixer.replace(declared[1], declared[2], WIDE_TYPE, mask, f"the mask {text}"):
+                            ctx.report("warp-32bit-mask", mask, name=name, what=f"the mask {text} is declared {declared[0]}")
         if name in BALLOT_FUNCTIONS:
             parent = call.parent
             if parent is not None and parent.type == "init_declarator":
@@ -132,13 +172,16 @@ def _masks_and_ballots(ctx: "_FileContext") -> None:
                 if declaration is not None and b"unsigned" in ctx.text(declaration).split(b"=")[0] and declared == "int":
                     declared = "unsigned int"
                 if declared in _NARROW_TYPES:
-                    ctx.report("warp-32bit-mask", call, name=name, what=f"its result is stored as {declared}")
+                    if not fixer.replace(type_node.start_byte, type_node.end_byte, WIDE_TYPE, call, f"the result of {name}"):
+                        ctx.report("warp-32bit-mask", call, name=name, what=f"its result is stored as {declared}")
             outer = _enclosing(call.parent, ("call_expression",)) if call.parent is not None else None
             if outer is not None and _call_name(ctx, outer) == "__popc":
-                ctx.report("warp-32bit-mask", call, name=name, what="its result is counted with __popc (32 bits)")
+                function = outer.child_by_field_name("function")
+                if not fixer.replace(function.start_byte, function.end_byte, b"__popcll", call, f"the count of {name}"):
+                    ctx.report("warp-32bit-mask", call, name=name, what="its result is counted with __popc (32 bits)")
 
 
-def _lane_literals(ctx: "_FileContext") -> None:
+def _lane_literals(ctx: "_FileContext", fixer: _Fixer) -> None:
     for match in _LANE_LITERALS.finditer(ctx.source):
         node = ctx.node_at(match.start(1), match.end(1))
         binary = node.parent
@@ -150,8 +193,16 @@ def _lane_literals(ctx: "_FileContext") -> None:
             continue
         left, right = binary.child_by_field_name("left"), binary.child_by_field_name("right")
         other = right if left is not None and left.start_byte == node.start_byte else left
-        if other is None or not _LANE_NAMES.search(ctx.text(other).decode("utf-8", "replace")):
+        other_text = ctx.text(other).decode("utf-8", "replace") if other is not None else ""
+        if not _LANE_NAMES.search(other_text):
             continue
+        operator_text = ctx.text(operator).decode()
+        rewrite = _LANE_FIXES.get((operator_text, literal))
+        if rewrite and left is not None and other.start_byte == left.start_byte and _THREAD_INDEX.match(other_text.strip()):
+            new_operator, operand = rewrite
+            replacement = f"{new_operator} {operand}".encode()
+            if fixer.replace(operator.start_byte, node.end_byte, replacement, node, "lane arithmetic"):
+                continue
         ctx.report("warp-size-literal", node, name=literal,
                    expression=" ".join(ctx.text(binary).decode("utf-8", "replace").split()))
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from hipport.convert import convert_tree
+from hipport.convert import ConvertOptions, convert_tree
 
 
 def port(tmp_path, body):
@@ -103,3 +103,66 @@ def test_inputs_that_must_not_be_flagged(tmp_path, body):
     text, findings = port(tmp_path, "__device__ void f(bool p, float v, int total) {\n" + body + "}\n"
                           if not body.startswith("#") else body)
     assert [f for f in findings if " HP11" in f] == []
+
+
+def port_fixed(tmp_path, body):
+    src = tmp_path / "k.cpp"
+    src.write_text(body)
+    convert_tree(src, tmp_path / "out", ConvertOptions(fix=True))
+    report = json.loads((tmp_path / "out" / "hipport-report.json").read_text())
+    return (tmp_path / "out" / "k.cpp").read_text(), [f"{f['line']}:{f['column']} {f['rule_id']} {f['message']}"
+                                                       for f in report["findings"]]
+
+
+def test_fix_applies_the_safe_rewrites(tmp_path):
+    text, findings = port_fixed(tmp_path, (
+        "__global__ void k(int* out, bool p) {\n"
+        "  unsigned mask = __ballot_sync(0xffffffff, p);\n"
+        "  int voters = __popc(__ballot_sync(mask, p));\n"
+        "  int lane = threadIdx.x % 32;\n"
+        "  int warp = threadIdx.x >> 5;\n"
+        "  int low = threadIdx.x & 0x1f;\n"
+        "  int other = blockIdx.x % 32;\n"
+        "  int guess = laneId & 31;\n"
+        "  out[warp] = lane + low + voters + other + guess + __shfl_sync(mask, lane, 0);\n"
+        "}\n"))
+    assert text == (
+        "__global__ void k(int* out, bool p) {\n"
+        "  unsigned long long mask = __ballot_sync(0xffffffffffffffffULL, p);\n"
+        "  int voters = __popcll(__ballot_sync(mask, p));\n"
+        "  int lane = threadIdx.x % warpSize;\n"
+        "  int warp = threadIdx.x / warpSize;\n"
+        "  int low = threadIdx.x & (warpSize - 1);\n"
+        "  int other = blockIdx.x % 32;\n"
+        "  int guess = laneId & 31;\n"
+        "  out[warp] = lane + low + voters + other + guess + __shfl_sync(mask, lane, 0);\n"
+        "}\n")
+    assert [f.split(" ")[1] for f in findings] == ["HP1107", "HP1101", "HP1107", "HP1107", "HP1107", "HP1107", "HP1103"]
+    assert findings[0] == "2:19 HP1107 the result of __ballot_sync: unsigned rewritten to unsigned long long (--fix)"
+    assert findings[-1] == "8:24 HP1103 laneId & 31: the literal 31 assumes 32-wide warps"
+
+
+def test_fixed_code_compiles_for_amd(toolchain, tmp_path):
+    body = ("#include <hip/hip_runtime.h>\n"
+            "__global__ void k(int* out, bool p) {\n"
+            "  unsigned mask = __ballot_sync(0xffffffff, p);\n"
+            "  out[threadIdx.x >> 5] = __popc(__ballot_sync(mask, p)) + threadIdx.x % 32;\n"
+            "}\n")
+    text, _ = port_fixed(tmp_path, body)
+    (tmp_path / "fixed.hip").write_text(text)
+    toolchain.compile_amd(tmp_path / "fixed.hip", tmp_path / "fixed.o", ("gfx90a",))
+    assert toolchain.code_object_targets(tmp_path / "fixed.o") == ["hipv4-amdgcn-amd-amdhsa--gfx90a"]
+
+
+def test_syncwarp_and_warp_reductions_are_reported(tmp_path):
+    _, findings = port(tmp_path, (
+        "__device__ int f(int v) {\n"
+        "  __syncwarp();\n"
+        "  return __reduce_add_sync(0xffffffff, v);\n"
+        "}\n"))
+    assert findings == [
+        "2:3 HP1108 __syncwarp: HIP has __syncwarp only from HIP 7.0 (ROCm 7)",
+        "3:10 HP1109 __reduce_add_sync: HIP has no __reduce_*_sync warp reductions",
+        "3:28 HP1101 the full lane mask 0xffffffff of __reduce_add_sync was widened to 0xffffffffffffffffULL: "
+        "HIP's warp builtins take 64-bit masks",
+    ]
