@@ -24,6 +24,7 @@ from .findings import SEVERITIES
 from .formats import FORMATS, render
 from .report import plural
 from .rules import RuleError, default_rules
+from .precise import PreciseOptions, PreciseUnavailable, session_for
 from .suppress import BaselineError, new_findings, read_baseline, write_baseline
 
 
@@ -89,14 +90,28 @@ def _progress_bar(quiet: bool):
         yield progress
 
 
-def _options(config: ProjectConfig, exclude, launch_syntax, offload_arch, jobs, fix: bool = False) -> ConvertOptions:
+def _precise_options(precise: bool, compile_commands, include_dirs, defines, cuda_path) -> PreciseOptions | None:
+    """The --precise settings, or None (with a message on stderr) when precise mode cannot run."""
+    if not precise:
+        return None
+    options = PreciseOptions(compile_commands, tuple(include_dirs), tuple(defines), cuda_path)
+    try:
+        session_for(options)
+    except PreciseUnavailable as error:
+        click.echo(f"hipport: precise mode unavailable: {error}; using the tree-sitter analysis only", err=True)
+        return None
+    return options
+
+
+def _options(config: ProjectConfig, exclude, launch_syntax, offload_arch, jobs, fix: bool = False,
+             precise: PreciseOptions | None = None) -> ConvertOptions:
     """Command-line values, else ``[tool.hipport]`` values, else the defaults."""
     launch = launch_syntax or config.get("launch-syntax", "chevron")
     if launch not in LAUNCH_SYNTAXES:
         raise InputError(f"{config.path}: [tool.hipport] launch-syntax must be one of {', '.join(LAUNCH_SYNTAXES)}")
     archs = _split_archs(offload_arch or config.get("offload-arch") or DEFAULT_OFFLOAD_ARCHS)
     return ConvertOptions(exclude=tuple(config.get("exclude", [])) + tuple(exclude), launch_syntax=launch,
-                          offload_archs=archs, jobs=jobs, fix=fix)
+                          offload_archs=archs, jobs=jobs, fix=fix, precise=precise)
 
 
 def _choice(config: ProjectConfig, key: str, value: str | None, choices, default: str) -> str:
@@ -118,6 +133,14 @@ _common_options = [
     click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
                  help="pyproject.toml to read [tool.hipport] from (default: the nearest one above SRC)."),
     click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors."),
+    click.option("--precise", is_flag=True,
+                 help="Also analyse with libclang: macros expanded, real types (needs hipport[precise] and CUDA headers)."),
+    click.option("--compile-commands", type=click.Path(path_type=Path), default=None,
+                 help="compile_commands.json (or its folder) giving --precise the flags of each file."),
+    click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="Include folder for --precise; repeatable."),
+    click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]", help="Macro definition for --precise; repeatable."),
+    click.option("--cuda-path", type=click.Path(path_type=Path, file_okay=False), default=None,
+                 help="CUDA installation whose headers --precise parses with."),
 ]
 
 
@@ -139,7 +162,8 @@ def _with_common_options(function):
                    "32/31/>>5 on threadIdx to warpSize arithmetic.")
 @_with_common_options
 def convert(src: Path, out_text: str, offload_arch: str | None, fix: bool, exclude: tuple[str, ...],
-            launch_syntax: str | None, jobs: int, fmt: str | None, config_path: Path | None, quiet: bool) -> None:
+            launch_syntax: str | None, jobs: int, fmt: str | None, config_path: Path | None, quiet: bool,
+            precise: bool, compile_commands: Path | None, include_dirs, defines, cuda_path: Path | None) -> None:
     """Port the CUDA file or tree SRC to HIP in the folder OUT (SRC is never modified).
 
     OUT receives the ported tree (.cu files become .hip), a CMakeLists.txt when SRC has none,
@@ -152,7 +176,8 @@ def convert(src: Path, out_text: str, offload_arch: str | None, fix: bool, exclu
     out = Path(out_text)
     with _input_errors():
         config = load_config(src, config_path)
-        options = _options(config, exclude, launch_syntax, offload_arch, jobs, fix)
+        options = _options(config, exclude, launch_syntax, offload_arch, jobs, fix,
+                           _precise_options(precise, compile_commands, include_dirs, defines, cuda_path))
         fmt = _choice(config, "format", fmt, FORMATS, "text")
         rules = default_rules()
         with _progress_bar(quiet) as progress:
@@ -179,7 +204,8 @@ def convert(src: Path, out_text: str, offload_arch: str | None, fix: bool, exclu
 @_with_common_options
 def check(srcs: tuple[Path, ...], fail_on: str | None, baseline_path: Path | None, write_baseline_path: Path | None,
           output_file: Path | None, exclude: tuple[str, ...], launch_syntax: str | None, jobs: int,
-          fmt: str | None, config_path: Path | None, quiet: bool) -> None:
+          fmt: str | None, config_path: Path | None, quiet: bool, precise: bool, compile_commands: Path | None,
+          include_dirs, defines, cuda_path: Path | None) -> None:
     """Report what in the CUDA files or trees SRC... will not port, writing nothing.
 
     Findings on a line holding `// hipport: ignore[HP1001]` (or a bare `hipport: ignore`), or
@@ -190,7 +216,8 @@ def check(srcs: tuple[Path, ...], fail_on: str | None, baseline_path: Path | Non
     """
     with _input_errors():
         config = load_config(srcs[0], config_path)
-        options = _options(config, exclude, launch_syntax, None, jobs)
+        options = _options(config, exclude, launch_syntax, None, jobs,
+                           precise=_precise_options(precise, compile_commands, include_dirs, defines, cuda_path))
         fmt = _choice(config, "format", fmt, FORMATS, "text")
         fail_on = _choice(config, "fail-on", fail_on, SEVERITIES, "error")
         if baseline_path is None and config.get("baseline"):

@@ -23,6 +23,7 @@ from .findings import Finding
 from .parse import new_parser
 from .report import FileSummary, Report
 from .rules import RuleSet, default_rules
+from .precise import PreciseOptions, PreciseUnavailable, analyze_precise, merge, session_for
 from .suppress import filter_and_fingerprint
 
 REPORT_MARKDOWN = "hipport-report.md"
@@ -40,6 +41,7 @@ class ConvertOptions:
         exclude: gitignore-style patterns of paths (relative to SRC) to leave out.
         launch_syntax: ``chevron`` keeps ``<<<...>>>``; ``hip`` emits ``hipLaunchKernelGGL``.
         fix: apply the safe wavefront-size rewrites too (``--fix``).
+        precise: run the libclang pass too (``--precise``, see :mod:`hipport.precise`).
         offload_archs: default ``CMAKE_HIP_ARCHITECTURES`` of the generated CMake build.
         jobs: worker processes (0: one per CPU core).
     """
@@ -47,6 +49,7 @@ class ConvertOptions:
     exclude: tuple[str, ...] = ()
     launch_syntax: str = "chevron"
     fix: bool = False
+    precise: PreciseOptions | None = None
     offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS
     jobs: int = 0
 
@@ -135,6 +138,11 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
     summary.kernel_launches = analysis.kernel_launches
     summary.parse_error_regions = analysis.parse_error_regions
     summary.inline_asm = analysis.inline_asm
+    if options.precise is not None:
+        try:
+            findings = merge(findings, analyze_precise(session_for(options.precise), file.source, file.rel, data, rules))
+        except PreciseUnavailable:
+            pass  # this file keeps the tree-sitter analysis
     summary.findings = filter_and_fingerprint(findings, data)
     output = apply_edits(data, analysis.edits) if analysis.edits else data
     return PortedFile(file, output, summary, analysis.defines_main, analysis.uses_cuda)

@@ -165,6 +165,7 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "warp-size-constant": frozenset({"name", "what"}),
     "warp-shared-array": frozenset({"name", "size"}),
     "warp-fixed": frozenset({"name", "expression", "replacement"}),
+    "macro-cuda-name": frozenset({"name", "macro", "status", "hip"}),
     "syncwarp": frozenset({"name"}),
     "warp-reduce": frozenset({"name"}),
     "unsupported-api": _MAPPING_FIELDS,
