@@ -180,7 +180,7 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
             pass  # a keyword of the CUDA grammar (__managed__)
         elif node.type not in _IDENTIFIER_TYPES or (node.type != "ERROR" and (node.start_byte, node.end_byte) != (start, end)):
             continue
-        if construct is not None and (construct.where != "namespace" or node.type == "namespace_identifier"):
+        if construct is not None and _construct_applies(construct, node):
             ctx.result.uses_cuda = True
             ctx.report(construct.check, _point_of(ctx, node, start), name=construct.name)
         if mapping is None:
@@ -197,6 +197,15 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
             ctx.report(check_name, _point_of(ctx, node, start), name=name, **_mapping_fields(mapping))
         if name in _HOST_ONLY_CALLS and (function := _device_function(ctx, node)):
             ctx.report("dynamic-parallelism", _point_of(ctx, node, start), name=name, function=function)
+
+
+def _construct_applies(construct, node: tree_sitter.Node) -> bool:
+    """A namespace construct only as a namespace (``cuda::``), a type construct only as a type."""
+    if construct.where == "namespace":
+        return node.type == "namespace_identifier"
+    if construct.where == "type":
+        return node.type == "type_identifier"
+    return True
 
 
 #: Runtime calls that, inside device code, need dynamic parallelism.

@@ -15,6 +15,17 @@ from .findings import SEVERITIES, Finding, severity_counts
 from .resources import data_dir
 
 REPORT_SCHEMA_VERSION = 1
+#: Manual-effort grade of a file from its findings: points per severity, and the lowest score of
+#: each grade. An error usually means code to rewrite by hand; a warning, code to review.
+EFFORT_POINTS = {"error": 4, "warning": 1, "info": 0}
+EFFORT_GRADES = (("high", 12), ("medium", 4), ("low", 1), ("none", 0))
+
+
+def effort(findings) -> str:
+    """Grade the manual work a file needs: ``none``, ``low``, ``medium`` or ``high`` (see
+    :data:`EFFORT_POINTS` and :data:`EFFORT_GRADES`)."""
+    score = sum(EFFORT_POINTS[f.severity] for f in findings)
+    return next(grade for grade, floor in EFFORT_GRADES if score >= floor)
 #: Findings listed in the Markdown report's main table; the rest sit in a collapsed section.
 MARKDOWN_TOP_FINDINGS = 25
 #: Error findings listed in the terminal summary.
@@ -112,6 +123,7 @@ class Report:
                     "path": s.path, "output": s.output, "converted": s.converted, "lines": s.lines,
                     "references_rewritten": s.references_rewritten, "kernel_launches": s.kernel_launches,
                     "parse_error_regions": s.parse_error_regions, "findings": severity_counts(s.findings),
+                    "effort": effort(s.findings),
                 }
                 for s in self.files
             ],
@@ -137,12 +149,15 @@ class Report:
         )
         env.filters["md"] = _markdown_cell
         env.filters["plural"] = plural
+        env.filters["effort"] = effort
         findings = self.findings
         return env.get_template("report.md.j2").render(
             report=self, totals=self.totals(), severities=SEVERITIES,
             top=findings[:MARKDOWN_TOP_FINDINGS], rest=findings[MARKDOWN_TOP_FINDINGS:],
             files_with_work=[s for s in self.files if s.findings],
             ptx=self.ptx_inventory(self.rules) if self.rules is not None else [],
+            efforts={grade: sum(1 for s in self.files if s.converted and effort(s.findings) == grade)
+                     for grade, _ in EFFORT_GRADES},
         )
 
     def summary_text(self, list_errors: bool = True) -> str:

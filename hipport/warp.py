@@ -14,7 +14,9 @@ compile error). This pass, one scan per idiom, reports:
 * shuffle reduction loops that start at offset 16 (HP1104);
 * ``#define WARP_SIZE 32``, ``constexpr int kWarpSize = 32`` and ``static_assert``s on a warp
   size of 32 (HP1105);
-* one-dimensional ``__shared__`` arrays sized 32 or ``something / 32`` (HP1106).
+* one-dimensional ``__shared__`` arrays sized 32 or ``something / 32`` (HP1106);
+* warp-synchronous last-warp code, ``if (tid < 32) { s[tid] += s[tid + 16]; ... }`` with no
+  barrier (HP1110).
 
 With ``fix`` (``hipport convert --fix``) the safe rewrites are applied and reported as HP1107
 instead: 32-bit ballot destinations and mask variables become ``unsigned long long``,
@@ -135,6 +137,8 @@ def analyze_warps(ctx: "_FileContext", fix: bool = False) -> None:
                 continue
             ctx.report("warp-size-constant", node, name=match.group(1).decode() if what != "static_assert" else "static_assert",
                        what=what)
+    if b"< 32" in source or b"<32" in source:
+        _warp_synchronous(ctx)
     if b"__shared__" in source:
         for match in _SHARED_32.finditer(source):
             node = ctx.node_at(match.start(1), match.end(1))
@@ -220,3 +224,20 @@ def _shuffle_loops(ctx: "_FileContext") -> None:
         if b"__shfl" in ctx.text(body):
             ctx.report("warp-shuffle-loop", node, name="16",
                        loop=" ".join(ctx.text(loop).decode("utf-8", "replace").split("{")[0].split()))
+
+
+_LAST_WARP = re.compile(rb"\bif\s*\(\s*([A-Za-z_][\w.]*)\s*<\s*32\s*\)")
+
+
+def _warp_synchronous(ctx: "_FileContext") -> None:
+    """``if (tid < 32) { s[tid] += s[tid + 16]; ... }`` with no barrier inside (HP1110)."""
+    for match in _LAST_WARP.finditer(ctx.source):
+        node = ctx.node_at(match.start(), match.start() + 2)
+        statement = node.parent if node.type == "if" else None
+        if statement is None or statement.type != "if_statement":
+            continue
+        body = statement.child_by_field_name("consequence")
+        text = ctx.text(body) if body is not None else b""
+        if re.search(rb"\+\s*16\s*\]", text) and b"__syncwarp" not in text and b"__syncthreads" not in text:
+            ctx.report("warp-synchronous", statement, name=match.group(1).decode(),
+                       condition=f"{match.group(1).decode()} < 32")

@@ -84,3 +84,39 @@ def test_construct_naming_an_unknown_check_is_refused(tmp_path):
     constructs.write_text(constructs.read_text().replace("check: nanosleep", "check: nanosleeep"))
     with pytest.raises(RuleError, match=r"constructs.yaml:\d+: '__nanosleep' names the check 'nanosleeep'"):
         load_rules(sorted(rules_dir.glob("*.yaml")))
+
+
+def test_surface_references_and_multi_device_cooperative_launches(tmp_path):
+    findings = findings_of(tmp_path, (
+        "surface<void, 2> output_surface;\n"
+        "int surface = 2;\n"
+        "void launch(cudaLaunchParams* p, int n) { cudaLaunchCooperativeKernelMultiDevice(p, n); }\n"))
+    assert [f.split(":")[0] + ":" + f.split(":")[1].split(" ")[0] + " " + f.split(" ")[1] for f in findings] == [
+        "1:1 HP1207", "3:43 HP1208", "3:43 HP2003"]
+
+
+def test_warp_synchronous_last_warp(tmp_path):
+    findings = findings_of(tmp_path, (
+        "__global__ void r(float* sdata) {\n"
+        "  unsigned tid = threadIdx.x;\n"
+        "  if (tid < 32) {\n"
+        "    volatile float* s = sdata;\n"
+        "    s[tid] += s[tid + 32]; s[tid] += s[tid + 16];\n"
+        "  }\n"
+        "  if (tid < 32) { sdata[tid] += sdata[tid + 16]; __syncwarp(); }\n"
+        "}\n"))
+    assert [f for f in findings if "HP1110" in f] == [
+        "3:3 HP1110 warp-synchronous code under tid < 32 with no __syncwarp or __syncthreads: "
+        "it assumes the 32 lanes of a warp run in lockstep"]
+
+
+def test_effort_grades():
+    from hipport.findings import Finding
+    from hipport.report import effort
+
+    def f(severity):
+        return Finding("a", 1, 1, "HP0000", "x", severity, "m", "f")
+
+    assert [effort([]), effort([f("info")] * 9), effort([f("warning")]), effort([f("warning")] * 3),
+            effort([f("error")]), effort([f("error")] * 2 + [f("warning")] * 3), effort([f("error")] * 3)] == [
+        "none", "none", "low", "low", "medium", "medium", "high"]

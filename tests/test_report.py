@@ -21,6 +21,8 @@ Ported `{src}` to `{out}` with hipport 0.1.0.
 | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 | 1 | 0 | 18 | 4 | 0 | 8 | 1 | 0 |
 
+Estimated manual effort: 1 file high, 0 medium, 0 low, 0 none (4 points per error, 1 per warning; low from 1, medium from 4, high from 12).
+
 ### Findings
 
 | severity | location | rule | message | suggested fix |
@@ -46,9 +48,9 @@ Ported `{src}` to `{out}` with hipport 0.1.0.
 
 <details><summary>Per-file figures (1 converted file)</summary>
 
-| file | output | lines | rewritten | launches | errors | warnings | info |
-| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |
-| `unportable.cu` | `unportable.hip` | 18 | 4 | 0 | 8 | 1 | 0 |
+| file | output | effort | lines | rewritten | launches | errors | warnings | info |
+| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |
+| `unportable.cu` | `unportable.hip` | high | 18 | 4 | 0 | 8 | 1 | 0 |
 
 </details>
 
