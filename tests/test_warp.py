@@ -10,10 +10,10 @@ import pytest
 from hipport.convert import ConvertOptions, convert_tree
 
 
-def port(tmp_path, body):
+def port(tmp_path, body, fix=False):
     src = tmp_path / "k.cpp"
     src.write_text(body)
-    convert_tree(src, tmp_path / "out")
+    convert_tree(src, tmp_path / "out", ConvertOptions(fix=fix))
     report = json.loads((tmp_path / "out" / "hipport-report.json").read_text())
     return (tmp_path / "out" / "k.cpp").read_text(), [f"{f['line']}:{f['column']} {f['rule_id']} {f['message']}"
                                                        for f in report["findings"]]
@@ -105,17 +105,8 @@ def test_inputs_that_must_not_be_flagged(tmp_path, body):
     assert [f for f in findings if " HP11" in f] == []
 
 
-def port_fixed(tmp_path, body):
-    src = tmp_path / "k.cpp"
-    src.write_text(body)
-    convert_tree(src, tmp_path / "out", ConvertOptions(fix=True))
-    report = json.loads((tmp_path / "out" / "hipport-report.json").read_text())
-    return (tmp_path / "out" / "k.cpp").read_text(), [f"{f['line']}:{f['column']} {f['rule_id']} {f['message']}"
-                                                       for f in report["findings"]]
-
-
 def test_fix_applies_the_safe_rewrites(tmp_path):
-    text, findings = port_fixed(tmp_path, (
+    text, findings = port(tmp_path, fix=True, body=(
         "__global__ void k(int* out, bool p) {\n"
         "  unsigned mask = __ballot_sync(0xffffffff, p);\n"
         "  int voters = __popc(__ballot_sync(mask, p));\n"
@@ -148,7 +139,7 @@ def test_fixed_code_compiles_for_amd(toolchain, tmp_path):
             "  unsigned mask = __ballot_sync(0xffffffff, p);\n"
             "  out[threadIdx.x >> 5] = __popc(__ballot_sync(mask, p)) + threadIdx.x % 32;\n"
             "}\n")
-    text, _ = port_fixed(tmp_path, body)
+    text, _ = port(tmp_path, body, fix=True)
     (tmp_path / "fixed.hip").write_text(text)
     toolchain.compile_amd(tmp_path / "fixed.hip", tmp_path / "fixed.o", ("gfx90a",))
     assert toolchain.code_object_targets(tmp_path / "fixed.o") == ["hipv4-amdgcn-amd-amdhsa--gfx90a"]
