@@ -162,6 +162,7 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "surface-reference": frozenset({"name"}),
     "cooperative-multi-device": frozenset({"name"}),
     "warp-synchronous": frozenset({"name", "condition"}),
+    "cuda-version-macro": frozenset({"name"}),
     "warp-32bit-mask": frozenset({"name", "what"}),
     "warp-size-literal": frozenset({"name", "expression"}),
     "warp-shuffle-loop": frozenset({"name", "loop"}),

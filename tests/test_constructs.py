@@ -120,3 +120,15 @@ def test_effort_grades():
     assert [effort([]), effort([f("info")] * 9), effort([f("warning")]), effort([f("warning")] * 3),
             effort([f("error")]), effort([f("error")] * 2 + [f("warning")] * 3), effort([f("error")] * 3)] == [
         "none", "none", "low", "low", "medium", "medium", "high"]
+
+
+def test_cuda_version_macros_are_reported_and_guards_mapped(tmp_path):
+    findings = findings_of(tmp_path, (
+        "#if __CUDA_ARCH__ >= 700\n"
+        "int fast = 1;\n"
+        "#endif\n"
+        "#if CUDART_VERSION >= 11000 && defined(__CUDACC__)\n"
+        "int modern = 1;\n"
+        "#endif\n"), name="v.cpp")
+    assert [f.split(" ")[0] + " " + f.split(" ")[1] for f in findings] == ["1:5 HP1209", "4:5 HP1209"]
+    assert (tmp_path / "out" / "v.cpp").read_text().splitlines()[3] == "#if CUDART_VERSION >= 11000 && defined(__HIPCC__)"

@@ -100,3 +100,16 @@ def test_a_32bit_mask_does_not_compile_for_amd(toolchain, tmp_path):
     narrow.write_text((FIXTURES / "compile" / "warp_reduce.cu").read_text().replace("cuda_runtime.h", "hip/hip_runtime.h"))
     with pytest.raises(CompileError, match="The mask must be a 64-bit integer"):
         toolchain.compile_amd(narrow, tmp_path / "narrow.o", ("gfx90a",))
+
+
+def test_code_guarded_by_cuda_macros_survives_the_port(toolchain, tmp_path):
+    """#ifdef __DRIVER_TYPES_H__ / __CUDA_RUNTIME_H__ / __CUDACC__ become HIP's own guards, so
+    the guarded helpers still exist and the port compiles for AMD and links for NVIDIA."""
+    convert_tree(FIXTURES / "compile" / "guarded_helpers.cu", tmp_path / "out")
+    ported = tmp_path / "out" / "guarded_helpers.hip"
+    text = ported.read_text()
+    assert "#ifdef HIP_INCLUDE_HIP_HIP_RUNTIME_API_H\n" in text
+    assert "#if defined(HIP_INCLUDE_HIP_HIP_RUNTIME_H) && defined(__HIPCC__)\n" in text
+    toolchain.compile_amd(ported, tmp_path / "amd.o", ("gfx90a",), extra_flags=("-std=c++17",))
+    toolchain.compile_nvidia(ported, tmp_path / "nv", link=True, extra_flags=("-std=c++17",))
+    assert (tmp_path / "nv").is_file()

@@ -119,7 +119,7 @@ def test_ifndef_that_is_not_an_include_guard(tmp_path):
 def test_conditional_runtime_include_still_gets_an_unconditional_one(tmp_path):
     text = "#ifdef __CUDACC__\n#include <cuda_runtime.h>\n#endif\n__global__ void k(float* x) { x[0] = 1; }\n"
     ported, _ = port(tmp_path, "k.cu", text)
-    assert ported == (b"#include <hip/hip_runtime.h>\n#ifdef __CUDACC__\n#include <hip/hip_runtime.h>\n#endif\n"
+    assert ported == (b"#include <hip/hip_runtime.h>\n#ifdef __HIPCC__\n#include <hip/hip_runtime.h>\n#endif\n"
                       b"__global__ void k(float* x) { x[0] = 1; }\n")
 
 
