@@ -147,6 +147,13 @@ def analyze_warps(ctx: "_FileContext", fix: bool = False) -> None:
             ctx.report("warp-shared-array", node, name=match.group(1).decode(), size=match.group(1).decode())
 
 
+def _widen_full_mask_initializer(ctx: "_FileContext", fixer: _Fixer, name: str, type_end: int, at) -> None:
+    """A widened mask variable initialised with the 32-bit full mask must select all 64 lanes too."""
+    match = re.compile(rb"\s+" + re.escape(name.encode()) + rb"\s*=\s*([0-9A-Za-z~]+)\s*[;,]").match(ctx.source, type_end)
+    if match and _FULL_MASK.match(match.group(1).decode()):
+        fixer.replace(match.start(1), match.end(1), WIDE_FULL_MASK, at, f"the mask {name}")
+
+
 def _masks_and_ballots(ctx: "_FileContext", fixer: _Fixer) -> None:
     for match in _CALLS.finditer(ctx.source):
         token = ctx.node_at(match.start(1), match.end(1))
@@ -165,7 +172,9 @@ def _masks_and_ballots(ctx: "_FileContext", fixer: _Fixer) -> None:
                     scope = _enclosing(call, ("function_definition",))
                     declared = _declared_type(ctx, text, scope)
                     if declared is not None and declared[0] in _NARROW_TYPES:
-                        if not fixer.replace(declared[1], declared[2], WIDE_TYPE, mask, f"the mask {text}"):
+                        if fixer.replace(declared[1], declared[2], WIDE_TYPE, mask, f"the mask {text}"):
+                            _widen_full_mask_initializer(ctx, fixer, text, declared[2], mask)
+                        else:
                             ctx.report("warp-32bit-mask", mask, name=name, what=f"the mask {text} is declared {declared[0]}")
         if name in BALLOT_FUNCTIONS:
             parent = call.parent

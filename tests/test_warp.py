@@ -157,3 +157,13 @@ def test_syncwarp_and_warp_reductions_are_reported(tmp_path):
         "3:28 HP1101 the full lane mask 0xffffffff of __reduce_add_sync was widened to 0xffffffffffffffffULL: "
         "HIP's warp builtins take 64-bit masks",
     ]
+
+
+def test_fix_widens_a_full_mask_initializer_with_its_variable(tmp_path):
+    text, findings = port(tmp_path, (
+        "__device__ int any(bool p) {\n"
+        "  unsigned int mask   = 0xffffffff;\n"
+        "  return __any_sync(mask, p);\n"
+        "}\n"), fix=True)
+    assert text.splitlines()[1] == "  unsigned long long mask   = 0xffffffffffffffffULL;"
+    assert [f.split(" ")[1] for f in findings] == ["HP1107", "HP1107"]
