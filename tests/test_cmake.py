@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from hipport.cli import main
 from hipport.cmake import UnitInfo, cmake_quote, render_cmake, validate_offload_archs
-from hipport.convert import ConvertOptions, convert_tree
+from hipport.convert import convert_tree
 
 from helpers import CORPUS
 
