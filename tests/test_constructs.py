@@ -132,3 +132,11 @@ def test_cuda_version_macros_are_reported_and_guards_mapped(tmp_path):
         "#endif\n"), name="v.cpp")
     assert [f.split(" ")[0] + " " + f.split(" ")[1] for f in findings] == ["1:5 HP1209", "4:5 HP1209"]
     assert (tmp_path / "out" / "v.cpp").read_text().splitlines()[3] == "#if CUDART_VERSION >= 11000 && defined(__HIPCC__)"
+
+
+def test_cooperative_groups_headers_hip_lacks_are_reported(tmp_path):
+    findings = findings_of(tmp_path, "#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n")
+    assert findings == ["2:10 HP2001 cooperative_groups/reduce.h (header, cooperative_groups) has no HIP equivalent "
+                        "(HIP 6.4 has no cooperative_groups::reduce; reduce a tile with shfl_down over its size)"]
+    assert (tmp_path / "out" / "k.hip").read_text() == (
+        "#include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n")

@@ -113,3 +113,13 @@ def test_code_guarded_by_cuda_macros_survives_the_port(toolchain, tmp_path):
     toolchain.compile_amd(ported, tmp_path / "amd.o", ("gfx90a",), extra_flags=("-std=c++17",))
     toolchain.compile_nvidia(ported, tmp_path / "nv", link=True, extra_flags=("-std=c++17",))
     assert (tmp_path / "nv").is_file()
+
+
+def test_cooperative_groups_port_compiles(toolchain, tmp_path):
+    convert_tree(FIXTURES / "compile" / "coop_groups.cu", tmp_path / "out")
+    ported = tmp_path / "out" / "coop_groups.hip"
+    assert ported.read_text().startswith("// Cooperative groups as CUDA code uses them: a block, a tile of 16 threads, "
+                                         "a tile reduction.\n#include <hip/hip_cooperative_groups.h>\n"
+                                         "#include <hip/hip_runtime.h>\n")
+    toolchain.compile_amd(ported, tmp_path / "amd.o", ("gfx90a", "gfx1100"), extra_flags=("-std=c++17",))
+    toolchain.compile_nvidia(ported, tmp_path / "nv.o", link=False, extra_flags=("-std=c++17",))
