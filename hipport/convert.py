@@ -163,7 +163,7 @@ def _port_and_write(file: TreeFile, rules: RuleSet, options: ConvertOptions, tre
     carries no content (only the summary travels back to the parent process)."""
     ported = port_file(file, rules, options, tree_files, parser)
     if out is not None:
-        atomic_write(out / file.out_rel, ported.output, file.source.stat().st_mode)
+        atomic_write(out / file.out_rel, ported.output, file.mode)
         ported.output = b""
     return ported
 
@@ -181,8 +181,7 @@ def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet, ou
     """
     tree_files = frozenset(f.rel for f in files)
     jobs = options.jobs or os.cpu_count() or 1
-    sizes = {f.rel: f.source.stat().st_size for f in files}
-    size = sum(sizes[f.rel] for f in files if f.convert)
+    size = sum(f.size for f in files if f.convert)
     if jobs == 1 or size < _PARALLEL_THRESHOLD_BYTES:
         parser = new_parser()
         for file in files:
@@ -190,7 +189,7 @@ def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet, ou
         return
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
                              initargs=(rules, options, tree_files, out)) as pool:
-        largest_first = sorted(files, key=lambda f: -sizes[f.rel])
+        largest_first = sorted(files, key=lambda f: -f.size)
         yield from pool.map(_port_in_worker, largest_first, chunksize=4)
 
 

@@ -8,6 +8,7 @@ output is a complete tree. ``--exclude`` patterns use gitignore syntax (matched 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -34,12 +35,15 @@ class TreeFile:
         rel: path relative to SRC, ``/`` separators (for a single-file SRC: its name).
         out_rel: path relative to OUT (``rel`` with ``.cu`` renamed to ``.hip``).
         convert: True for C/C++/CUDA sources and headers; False for files copied as they are.
+        size: size in bytes and mode: ``st_mode``, from the one ``stat`` made while walking.
     """
 
     source: Path
     rel: str
     out_rel: str
     convert: bool
+    size: int = 0
+    mode: int = 0o644
 
     @property
     def is_cuda_unit(self) -> bool:
@@ -116,7 +120,9 @@ def discover(src: Path, out: Path | None, exclude: list[str]) -> list[TreeFile]:
     src_abs, out_abs = src.resolve(), out.resolve() if out is not None else None
     if src.is_file():
         rel = src.name
-        return [TreeFile(src_abs, rel, output_name(rel), Path(rel).suffix in SOURCE_SUFFIXES)]
+        info = src_abs.stat()
+        return [TreeFile(src_abs, rel, output_name(rel), Path(rel).suffix in SOURCE_SUFFIXES,
+                         info.st_size, info.st_mode)]
     files: list[TreeFile] = []
     seen: dict[str, str] = {}
     try:
@@ -132,13 +138,19 @@ def discover(src: Path, out: Path | None, exclude: list[str]) -> list[TreeFile]:
             for name in sorted(filenames):
                 rel = prefix + name
                 path = base / name
-                if spec.match_file(rel) or not path.is_file():
+                if spec.match_file(rel):
+                    continue
+                try:
+                    info = path.stat()
+                except OSError:  # a dangling symbolic link
+                    continue
+                if not stat.S_ISREG(info.st_mode):
                     continue
                 out_rel = output_name(rel)
                 if out_rel in seen:
                     raise DiscoveryError(f"{src / rel}: would be written to {out_rel}, as {src / seen[out_rel]} is")
                 seen[out_rel] = rel
-                files.append(TreeFile(path, rel, out_rel, path.suffix in SOURCE_SUFFIXES))
+                files.append(TreeFile(path, rel, out_rel, path.suffix in SOURCE_SUFFIXES, info.st_size, info.st_mode))
     except RecursionError:
         raise DiscoveryError(f"{src}: the folder tree is nested too deeply to walk") from None
     files.sort(key=lambda f: f.rel)

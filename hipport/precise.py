@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,22 +135,19 @@ def open_session(options: PreciseOptions) -> PreciseSession:
     return PreciseSession(cindex, index, args, _compile_commands(options.compile_commands))
 
 
-def _source_text_at(source: bytes, line: int, column: int, length: int) -> bytes:
-    lines = source.split(b"\n")
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _text_at(lines: list[bytes], line: int, column: int, length: int) -> bytes:
+    """``length`` bytes of the source at 1-based ``line`` and ``column`` (``lines``: the file split once)."""
     if not 1 <= line <= len(lines):
         return b""
     return lines[line - 1][column - 1:column - 1 + length]
 
 
-def _macro_at(source: bytes, line: int, column: int) -> str:
-    text = _source_text_at(source, line, column, 200)
-    name = b""
-    for byte in text:
-        if chr(byte).isalnum() or byte == ord("_"):
-            name += bytes([byte])
-        else:
-            break
-    return name.decode("ascii", "replace") or "?"
+def _macro_at(lines: list[bytes], line: int, column: int) -> str:
+    match = _WORD.match(_text_at(lines, line, column, 200))
+    return match.group().decode("ascii", "replace") if match else "?"
 
 
 def _before_conversions(cindex, cursor):
@@ -183,6 +181,7 @@ def analyze_precise(session: PreciseSession, path: Path, rel: str, source: bytes
     seen: set[tuple] = set()
     wanted = (cindex.CursorKind.CALL_EXPR, cindex.CursorKind.DECL_REF_EXPR, cindex.CursorKind.VAR_DECL)
     main_file = str(path)
+    lines = source.split(b"\n")
 
     def report(check_name: str, line: int, column: int, name: str, **fields: str) -> None:
         key = (check_name, line, column, name)
@@ -205,17 +204,17 @@ def analyze_precise(session: PreciseSession, path: Path, rel: str, source: bytes
                 continue
             name = child.spelling
             if child.kind == cindex.CursorKind.DECL_REF_EXPR and name in rules.identifiers:
-                written = _source_text_at(source, location.line, location.column, len(name))
+                written = _text_at(lines, location.line, location.column, len(name))
                 if written != name.encode():
                     mapping = rules.identifiers[name]
                     report("macro-cuda-name", location.line, location.column, name,
-                           macro=_macro_at(source, location.line, location.column), status=mapping.status,
+                           macro=_macro_at(lines, location.line, location.column), status=mapping.status,
                            hip=mapping.hip or "no HIP equivalent")
             if child.kind == cindex.CursorKind.CALL_EXPR and name in MASK_FUNCTIONS:
                 arguments = list(child.get_arguments())
                 mask = _before_conversions(cindex, arguments[0]) if arguments else None
                 if mask is not None and mask.type.get_canonical().get_size() == 4:
-                    written = _source_text_at(source, mask.location.line, mask.location.column, 10)
+                    written = _text_at(lines, mask.location.line, mask.location.column, 10)
                     if not written.lower().startswith(b"0xffffffff"):  # literal full masks are widened anyway
                         report("warp-32bit-mask", mask.location.line, mask.location.column, name,
                                what=f"the mask has the 32-bit type {mask.type.spelling}")
