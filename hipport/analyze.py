@@ -138,17 +138,18 @@ class _FileContext:
         return not any(lo <= offset < hi for lo, hi in mask)
 
 
-def _mapping_fields(mapping: Mapping) -> dict[str, str]:
+def _mapping_fields(mapping: Mapping, target_libs: str = "hip") -> dict[str, str]:
     versions = mapping.versions
     since = versions.get("cuda_deprecated") or versions.get("hip_deprecated")
+    replacement = mapping.target(target_libs)[0]
     return {
-        "hip": mapping.hip or "",
+        "hip": replacement or "",
         "kind": mapping.kind,
         "family": mapping.family,
         "note": f" ({mapping.note})" if mapping.note else "",
         "cuda_removed": versions.get("cuda_removed", "?"),
-        "mapped": ("; left unchanged" if not mapping.hip else
-                   "; HIP keeps the name" if mapping.hip == mapping.cuda else f"; mapped to {mapping.hip}"),
+        "mapped": ("; left unchanged" if not replacement else
+                   "; HIP keeps the name" if replacement == mapping.cuda else f"; mapped to {replacement}"),
         "since": f" since {'CUDA' if versions.get('cuda_deprecated') else 'HIP'} {since}" if since else "",
     }
 
@@ -186,15 +187,17 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
         if mapping is None:
             continue
         name = mapping.cuda
-        if node.type == "identifier" and mapping.kind == "type" and mapping.hip in (None, name):
+        replacement, status = ctx.rules.target(mapping)
+        if node.type == "identifier" and mapping.kind == "type" and replacement in (None, name):
             continue  # a variable that happens to share the name of an unported type (int texture;)
         ctx.result.uses_cuda = True
         if hip is not None:
             edits.append(Edit(start, end, hip))
             ctx.result.references_rewritten += 1
-        check_name = _FINDING_STATUSES.get(mapping.status)
+        check_name = _FINDING_STATUSES.get(status)
         if check_name:
-            ctx.report(check_name, _point_of(ctx, node, start), name=name, **_mapping_fields(mapping))
+            ctx.report(check_name, _point_of(ctx, node, start), name=name,
+                       **_mapping_fields(mapping, ctx.rules.target_libs))
         if name in _HOST_ONLY_CALLS and (function := _device_function(ctx, node)):
             ctx.report("dynamic-parallelism", _point_of(ctx, node, start), name=name, function=function)
 
@@ -284,11 +287,12 @@ def _rewrite_includes(ctx: _FileContext, resolve_header: HeaderResolver) -> set[
             mapping = ctx.rules.headers.get(name)
             if mapping is not None:
                 ctx.result.uses_cuda = True
-                if mapping.hip:
-                    new_name = mapping.hip
-                check_name = _FINDING_STATUSES.get(mapping.status)
+                replacement, status = ctx.rules.target(mapping)
+                if replacement:
+                    new_name = replacement
+                check_name = _FINDING_STATUSES.get(status)
                 if check_name:
-                    ctx.report(check_name, path_node, name=name, **_mapping_fields(mapping))
+                    ctx.report(check_name, path_node, name=name, **_mapping_fields(mapping, ctx.rules.target_libs))
         parent_key = (node.parent.id if node.parent else -1, new_name)
         if new_name == HIP_RUNTIME_HEADER and parent_key in included and not node.parent.has_error:
             # A second hip_runtime.h include in the same block: drop the whole line.

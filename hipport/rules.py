@@ -38,12 +38,15 @@ except AttributeError:  # pragma: no cover - depends on how PyYAML was built
 
 #: Length of the name prefixes that :attr:`RuleSet.candidate_pattern` scans for.
 CANDIDATE_PREFIX_LENGTH = 4
-KINDS = ("function", "type", "enum", "enumerator", "macro", "header")
+KINDS = ("function", "type", "enum", "enumerator", "macro", "header", "namespace")
 STATUSES = ("supported", "unsupported", "deprecated", "removed", "experimental")
 VERSION_FIELDS = (
     "cuda_added", "cuda_deprecated", "cuda_changed", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_changed", "hip_removed",
+    "roc_added", "roc_deprecated", "roc_changed", "roc_removed",
 )
+#: Values of ``--target-libs``: HIP's portable libraries (hipBLAS...) or ROCm's own (rocBLAS...).
+TARGET_LIBS = ("hip", "roc")
 
 
 class RuleError(ValueError):
@@ -69,8 +72,12 @@ class Mapping:
         family: the API family id of the file it came from (``cuda_runtime``).
         section: the section of the API it belongs to (``Memory Management``), may be empty.
         note: a human note shown in reports, may be empty.
-        versions: the published CUDA/HIP version fields (``{"cuda_removed": "12.0"}``).
+        versions: the published CUDA/HIP/ROC version fields (``{"cuda_removed": "12.0"}``).
         path, line: where the entry is defined (for error messages and ``hipport explain``).
+        roc: the ROCm-library name used with ``--target-libs=roc`` (``rocblas_sgemm``), or None.
+        roc_status: the status under ``--target-libs=roc`` when written in the data, else "".
+        roc_library: the family's ROCm library (``rocBLAS``); "" when the family has no roc
+            names, so ``--target-libs=roc`` keeps the HIP name.
     """
 
     cuda: str
@@ -83,6 +90,39 @@ class Mapping:
     versions: dict[str, str] = field(default_factory=dict)
     path: str = ""
     line: int = 0
+    roc: str | None = None
+    roc_status: str = ""
+    roc_library: str = ""
+
+    def target(self, target_libs: str = "hip") -> tuple[str | None, str]:
+        """(replacement name or None, status) for ``target_libs`` (one of :data:`TARGET_LIBS`).
+
+        With ``roc`` in a family that has a ROCm library, the roc name and status apply: an
+        entry without a roc name is ``unsupported`` there. Otherwise the HIP name and status.
+        """
+        if target_libs == "roc" and self.roc_library:
+            return self.roc, self.roc_status or ("supported" if self.roc else "unsupported")
+        return self.hip, self.status
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    """One mapping file's header: an API family (``cublas``) and where its facts come from.
+
+    Attributes:
+        id, title, source: the file's ``family``, ``title`` and ``source`` fields.
+        roc_library: the ROCm library ``--target-libs=roc`` selects, or "".
+        upstream: counts of the published HIPIFY table the file was generated from
+            (``{"table": ..., "known": 1436, "mapped": 918}``), or an empty dict.
+        path: the rule file.
+    """
+
+    id: str
+    title: str
+    source: str
+    roc_library: str = ""
+    upstream: dict[str, Any] = field(default_factory=dict)
+    path: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +243,9 @@ class RuleSet:
         checks: check id (``HP1001``) -> Check.
         checks_by_name: check name (``inline-ptx``) -> Check.
         files: the rule files that were loaded.
+        families: family id -> :class:`Family` (one per mapping file).
+        target_libs: ``hip`` or ``roc`` (:data:`TARGET_LIBS`): which library names the
+            edits use (``--target-libs``).
     """
 
     identifiers: dict[str, Mapping]
@@ -212,6 +255,12 @@ class RuleSet:
     files: tuple[Path, ...]
     ptx: tuple[PtxEquivalent, ...] = ()
     constructs: dict[tuple[str, str], Construct] = field(default_factory=dict)
+    families: dict[str, Family] = field(default_factory=dict)
+    target_libs: str = "hip"
+
+    def target(self, mapping: Mapping) -> tuple[str | None, str]:
+        """(replacement or None, status) of ``mapping`` under this rule set's ``target_libs``."""
+        return mapping.target(self.target_libs)
 
     def ptx_equivalent(self, opcode: str, operands: str) -> PtxEquivalent | None:
         """The first PTX entry that applies to this instruction (special registers first)."""
@@ -239,10 +288,11 @@ class RuleSet:
         """CUDA name (bytes) -> (mapping or None, HIP name as bytes or None when nothing is
         renamed, construct or None): the analyzer's hot-loop table, so no name is decoded or
         encoded per occurrence."""
-        table: dict[bytes, tuple] = {
-            name.encode("ascii"): (m, m.hip.encode("ascii") if m.hip and m.hip != name else None, None)
-            for name, m in self.identifiers.items()
-        }
+        table: dict[bytes, tuple] = {}
+        for name, m in self.identifiers.items():
+            replacement = m.target(self.target_libs)[0]
+            table[name.encode("ascii")] = (
+                m, replacement.encode("ascii") if replacement and replacement != name else None, None)
         for (where, name), construct in self.constructs.items():
             if where != "header":
                 mapping, hip, _ = table.get(name.encode("ascii"), (None, None, None))
@@ -351,16 +401,23 @@ def _parse_rule_file(path: Path, raw: bytes) -> RuleFileContent:
                                     for i, entry in enumerate(data["ptx"])])
     _validate(path, data, node, "mappings")
     family = data["family"]
-    mappings = [
-        Mapping(
+    roc_library = data.get("roc_library", "")
+    mappings = []
+    for index, entry in enumerate(data["mappings"]):
+        line = _line_of(node, ["mappings", index]) or 0
+        if ("roc" in entry or "roc_status" in entry) and not roc_library:
+            raise RuleError(path, line, f"{entry['cuda']}: a roc name needs the file's 'roc_library'")
+        if entry.get("roc_status") == "unsupported" and "roc" in entry:
+            raise RuleError(path, line, f"{entry['cuda']}: roc_status unsupported with a roc name")
+        mappings.append(Mapping(
             cuda=entry["cuda"], hip=entry.get("hip"), kind=entry["kind"], status=entry["status"],
             family=family, section=entry.get("section", ""), note=entry.get("note", ""),
             versions={k: entry[k] for k in VERSION_FIELDS if k in entry},
-            path=str(path), line=_line_of(node, ["mappings", index]) or 0,
-        )
-        for index, entry in enumerate(data["mappings"])
-    ]
-    return RuleFileContent(mappings=mappings)
+            path=str(path), line=line, roc=entry.get("roc"), roc_status=entry.get("roc_status", ""),
+            roc_library=roc_library,
+        ))
+    info = Family(family, data["title"], data["source"], roc_library, data.get("upstream", {}), str(path))
+    return RuleFileContent(mappings=mappings, family=info)
 
 
 def _cache_dir() -> Path | None:
@@ -383,18 +440,23 @@ def _cache_key(raw: bytes) -> str:
 
 def _from_cache(path: Path, cached: dict) -> RuleFileContent:
     where = str(path)
+    family = cached["family"]
     return RuleFileContent(
-        [Mapping(*fields, path=where, line=line) for *fields, line in cached["mappings"]],
+        [Mapping(*fields[:8], path=where, line=fields[8], roc=fields[9], roc_status=fields[10], roc_library=fields[11])
+         for fields in cached["mappings"]],
         [Check(*fields, path=where, line=line) for *fields, line in cached["checks"]],
         [PtxEquivalent(*fields, path=where, line=line) for *fields, line in cached["ptx"]],
         [Construct(*fields, path=where, line=line) for *fields, line in cached["constructs"]],
+        Family(*family, path=where) if family else None,
     )
 
 
 def _to_cache(content: RuleFileContent) -> dict:
     return {
-        "mappings": [[m.cuda, m.hip, m.kind, m.status, m.family, m.section, m.note, m.versions, m.line]
-                     for m in content.mappings],
+        "mappings": [[m.cuda, m.hip, m.kind, m.status, m.family, m.section, m.note, m.versions, m.line,
+                      m.roc, m.roc_status, m.roc_library] for m in content.mappings],
+        "family": ([content.family.id, content.family.title, content.family.source, content.family.roc_library,
+                    content.family.upstream] if content.family else None),
         "checks": [[c.id, c.name, c.severity, c.message, c.fix, c.explanation, c.example, c.instead, c.line]
                    for c in content.checks],
         "ptx": [[p.match, p.hip, p.note, p.line] for p in content.ptx],
@@ -410,6 +472,7 @@ class RuleFileContent:
     checks: list[Check] = field(default_factory=list)
     ptx: list[PtxEquivalent] = field(default_factory=list)
     constructs: list[Construct] = field(default_factory=list)
+    family: Family | None = None
 
 
 def load_rule_file(path: Path) -> RuleFileContent:
@@ -448,12 +511,14 @@ def load_rule_file(path: Path) -> RuleFileContent:
     return content
 
 
-def load_rules(paths: Iterable[Path] | None = None) -> RuleSet:
+def load_rules(paths: Iterable[Path] | None = None, target_libs: str = "hip") -> RuleSet:
     """Load every rule file and index the entries.
 
     Args:
         paths: rule files to load; default: every ``*.yaml`` in the shipped ``rules/`` folder,
             in sorted order.
+        target_libs: ``hip`` (hipBLAS, hipSPARSE... : portable across AMD and NVIDIA) or
+            ``roc`` (rocBLAS, rocSPARSE, MIOpen... : AMD only); see :meth:`Mapping.target`.
 
     Raises:
         RuleError: any file is invalid, or a CUDA name / check id is defined twice (the message
@@ -466,8 +531,15 @@ def load_rules(paths: Iterable[Path] | None = None) -> RuleSet:
     checks_by_name: dict[str, Check] = {}
     ptx: list[PtxEquivalent] = []
     constructs: dict[tuple[str, str], Construct] = {}
+    families: dict[str, Family] = {}
+    if target_libs not in TARGET_LIBS:
+        raise ValueError(f"target_libs must be one of {', '.join(TARGET_LIBS)}, not {target_libs!r}")
     for path in files:
         content = load_rule_file(path)
+        if content.family is not None:
+            if content.family.id in families:
+                raise RuleError(path, None, f"family {content.family.id!r} is already defined in {families[content.family.id].path}")
+            families[content.family.id] = content.family
         mappings, file_checks = content.mappings, content.checks
         ptx.extend(content.ptx)
         for construct in content.constructs:
@@ -501,10 +573,10 @@ def load_rules(paths: Iterable[Path] | None = None) -> RuleSet:
             if construct.check not in checks_by_name:
                 raise RuleError(Path(construct.path), construct.line,
                                 f"{construct.name!r} names the check {construct.check!r}, which rules/checks.yaml lacks")
-    return RuleSet(identifiers, headers, checks, checks_by_name, files, tuple(ptx), constructs)
+    return RuleSet(identifiers, headers, checks, checks_by_name, files, tuple(ptx), constructs, families, target_libs)
 
 
-@lru_cache(maxsize=1)
-def default_rules() -> RuleSet:
-    """The shipped rules, loaded once per process (see :func:`load_rules`)."""
-    return load_rules()
+@lru_cache(maxsize=2)
+def default_rules(target_libs: str = "hip") -> RuleSet:
+    """The shipped rules, loaded once per process and target (see :func:`load_rules`)."""
+    return load_rules(target_libs=target_libs)
