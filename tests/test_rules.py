@@ -49,7 +49,7 @@ HEADER = """\
 
 
 @pytest.mark.parametrize("entry, message", [
-    ("  - {cuda: cudaFoo, hip: hipFoo, kind: functon, status: supported}", "'functon' must be one of ['function', 'type', 'enum', 'enumerator', 'macro', 'header']"),
+    ("  - {cuda: cudaFoo, hip: hipFoo, kind: functon, status: supported}", "'functon' must be one of ['function', 'type', 'enum', 'enumerator', 'macro', 'header', 'namespace']"),
     ("  - {cuda: cudaFoo, kind: function, status: supported}", "must contain ['hip'] properties"),
     ("  - {cuda: cudaFoo, hip: hipFoo, kind: function}", "must contain ['status'] properties"),
     ("  - {cuda: cudaFoo, hip: hipFoo, kind: function, status: supported, colour: red}",
