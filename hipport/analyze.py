@@ -162,21 +162,31 @@ def _point_of(ctx: _FileContext, node: tree_sitter.Node, offset: int) -> tuple[i
 
 def _rewrite_identifiers(ctx: _FileContext) -> None:
     table = ctx.rules.identifier_edits
+    namespace_table = ctx.rules.namespace_edits
+    calls = ctx.rules.calls
     source = ctx.source
     node_at = ctx.root.descendant_for_byte_range
     edits = ctx.result.edits
     for match in ctx.rules.candidate_pattern.finditer(source):
-        entry = table.get(match.group())
-        if entry is None:
+        word = match.group()
+        entry = table.get(word)
+        namespace_entries = namespace_table.get(word)
+        if entry is None and namespace_entries is None:
             continue
         start, end = match.span()
         if source[end:end + 1] in _WORD_BYTES or (start and source[start - 1:start] in _WORD_BYTES):
             continue  # part of a longer name (xcudaMalloc, cudaMalloc\u00e9)
-        mapping, hip, construct = entry
         node = node_at(start, end)
         if node.type == "preproc_arg":
             if not ctx.in_macro_code(node, start):
                 continue
+        if namespace_entries is not None and _rewrite_namespace(ctx, node, start, end, namespace_entries):
+            continue
+        if entry is None:
+            continue
+        mapping, hip, construct = entry
+        if node.type == "preproc_arg":
+            pass  # a name in macro code, checked above
         elif construct is not None and node.type == construct.name:
             pass  # a keyword of the CUDA grammar (__managed__)
         elif node.type not in _IDENTIFIER_TYPES or (node.type != "ERROR" and (node.start_byte, node.end_byte) != (start, end)):
@@ -191,6 +201,8 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
         if node.type == "identifier" and mapping.kind == "type" and replacement in (None, name):
             continue  # a variable that happens to share the name of an unported type (int texture;)
         ctx.result.uses_cuda = True
+        if name in calls and replacement is not None:
+            hip = _rewrite_call(ctx, node, calls[name], hip)
         if hip is not None:
             edits.append(Edit(start, end, hip))
             ctx.result.references_rewritten += 1
@@ -202,10 +214,94 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
             ctx.report("dynamic-parallelism", _point_of(ctx, node, start), name=name, function=function)
 
 
+_NAMESPACE_USE_AFTER = re.compile(rb"[ \t]*::")
+_USING_NAMESPACE_BEFORE = re.compile(rb"(?<![A-Za-z0-9_])(?:using[ \t\r\n]+namespace|namespace[ \t\r\n]+[A-Za-z_][A-Za-z0-9_]*[ \t\r\n]*=)[ \t\r\n]*(?:::[ \t]*)?$")
+
+
+def _rewrite_namespace(ctx: _FileContext, node: tree_sitter.Node, start: int, end: int,
+                       entries: tuple[tuple[bytes, Mapping, bytes | None], ...]) -> bool:
+    """Rename a namespace entry's last component where it qualifies a name (``cub::X``,
+    ``thrust::cuda::par``) or is named by ``using namespace`` / a namespace alias; the scope
+    written before it must be the entry's scope exactly (``thrust::`` for ``thrust::cuda``;
+    nothing but an optional leading ``::`` for ``cub``). Returns True when an entry applied."""
+    if node.type not in ("preproc_arg", "ERROR") and (
+            node.type not in _IDENTIFIER_TYPES or (node.start_byte, node.end_byte) != (start, end)):
+        return False
+    source = ctx.source
+    window = source[max(0, start - 200):start]
+    used_as_scope = _NAMESPACE_USE_AFTER.match(source, end) is not None
+    for scope, mapping, replacement in entries:
+        before = window
+        if scope:
+            qualified = re.search(rb"(?<![A-Za-z0-9_:])(?:::[ \t]*)?" + re.escape(scope).replace(rb"::", rb"[ \t]*::[ \t]*")
+                                  + rb"[ \t]*::[ \t]*$", before)
+            if qualified is None:
+                continue
+            before = before[:qualified.start()]
+        elif re.search(rb"[A-Za-z0-9_][ \t]*::[ \t]*$", before):
+            continue  # qualified by some other scope (mylib::cub::)
+        if not used_as_scope and _USING_NAMESPACE_BEFORE.search(before) is None:
+            continue
+        ctx.result.uses_cuda = True
+        if replacement is not None:
+            ctx.result.edits.append(Edit(start, end, replacement))
+            ctx.result.references_rewritten += 1
+        check_name = _FINDING_STATUSES.get(ctx.rules.target(mapping)[1])
+        if check_name:
+            ctx.report(check_name, _point_of(ctx, node, start), name=mapping.cuda,
+                       **_mapping_fields(mapping, ctx.rules.target_libs))
+        return True
+    return False
+
+
+def _call_arguments(node: tree_sitter.Node) -> list[tree_sitter.Node] | None:
+    """The argument nodes (comments left out) when ``node`` names the function of a call
+    (``f(...)`` or ``::f(...)``), else None."""
+    function = node
+    parent = node.parent
+    if parent is not None and parent.type == "qualified_identifier" and parent.child_by_field_name("name") == node:
+        function, parent = parent, parent.parent
+    if parent is None or parent.type != "call_expression" or parent.child_by_field_name("function") != function:
+        return None
+    arguments = parent.child_by_field_name("arguments")
+    if arguments is None or arguments.type != "argument_list":
+        return None
+    return [child for child in arguments.named_children if child.type != "comment"]
+
+
+def _rewrite_call(ctx: _FileContext, node: tree_sitter.Node, rewrites, hip: bytes | None) -> bytes | None:
+    """Apply the :class:`~hipport.rules.CallRewrite` entries of the function named at ``node``;
+    returns the name the function gets (``hip`` unless an argument-count entry applies)."""
+    arguments = _call_arguments(node)
+    if arguments is None:
+        return hip
+    for rewrite in rewrites:
+        if rewrite.hip is not None:
+            if len(arguments) == rewrite.arguments:
+                hip = rewrite.hip.encode("ascii")
+            continue
+        if rewrite.argument >= len(arguments):
+            continue
+        argument = arguments[rewrite.argument]
+        text = ctx.text(argument).decode("utf-8", "replace")
+        if any(text.startswith(prefix) for prefix in rewrite.unless):
+            continue
+        before, _, after = rewrite.wrap.partition("{}")
+        ctx.result.edits.append(Edit(argument.start_byte, argument.start_byte, before.encode("utf-8")))
+        ctx.result.edits.append(Edit(argument.end_byte, argument.end_byte, after.encode("utf-8")))
+        ctx.result.references_rewritten += 1
+    return hip
+
+
 def _construct_applies(construct, node: tree_sitter.Node) -> bool:
     """A namespace construct only as a namespace (``cuda::``), a type construct only as a type."""
     if construct.where == "namespace":
-        return node.type == "namespace_identifier"
+        # cuda:: but not thrust::cuda:: (the scope of a name that is itself qualified)
+        parent = node.parent
+        outer = parent.parent if parent is not None else None
+        nested = (parent is not None and parent.type == "qualified_identifier" and outer is not None
+                  and outer.type == "qualified_identifier" and outer.child_by_field_name("name") == parent)
+        return node.type == "namespace_identifier" and not nested
     if construct.where == "type":
         return node.type == "type_identifier"
     return True

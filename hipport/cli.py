@@ -23,7 +23,7 @@ from .emit import atomic_write
 from .findings import SEVERITIES
 from .formats import FORMATS, render
 from .report import plural
-from .rules import RuleError, default_rules
+from .rules import TARGET_LIBS, RuleError, default_rules
 from .precise import PreciseOptions, PreciseUnavailable, session_for
 from .suppress import BaselineError, new_findings, read_baseline, write_baseline
 
@@ -104,14 +104,15 @@ def _precise_options(precise: bool, compile_commands, include_dirs, defines, cud
 
 
 def _options(config: ProjectConfig, exclude, launch_syntax, offload_arch, jobs, fix: bool = False,
-             precise: PreciseOptions | None = None) -> ConvertOptions:
+             precise: PreciseOptions | None = None, target_libs: str | None = None) -> ConvertOptions:
     """Command-line values, else ``[tool.hipport]`` values, else the defaults."""
+    target_libs = _choice(config, "target-libs", target_libs, TARGET_LIBS, "hip")
     launch = launch_syntax or config.get("launch-syntax", "chevron")
     if launch not in LAUNCH_SYNTAXES:
         raise InputError(f"{config.path}: [tool.hipport] launch-syntax must be one of {', '.join(LAUNCH_SYNTAXES)}")
     archs = _split_archs(offload_arch or config.get("offload-arch") or DEFAULT_OFFLOAD_ARCHS)
     return ConvertOptions(exclude=tuple(config.get("exclude", [])) + tuple(exclude), launch_syntax=launch,
-                          offload_archs=archs, jobs=jobs, fix=fix, precise=precise)
+                          offload_archs=archs, jobs=jobs, fix=fix, precise=precise, target_libs=target_libs)
 
 
 def _choice(config: ProjectConfig, key: str, value: str | None, choices, default: str) -> str:
@@ -141,6 +142,9 @@ _common_options = [
     click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]", help="Macro definition for --precise; repeatable."),
     click.option("--cuda-path", type=click.Path(path_type=Path, file_okay=False), default=None,
                  help="CUDA installation whose headers --precise parses with."),
+    click.option("--target-libs", type=click.Choice(TARGET_LIBS), default=None,
+                 help="Port CUDA libraries to HIP's portable ones (hip: hipBLAS, hipSPARSE, hipSOLVER, hipFFT, hipRAND, "
+                      "hipCUB; default) or to ROCm's own (roc: rocBLAS, rocSPARSE, rocSOLVER, rocRAND, MIOpen; AMD only)."),
 ]
 
 
@@ -163,7 +167,8 @@ def _with_common_options(function):
 @_with_common_options
 def convert(src: Path, out_text: str, offload_arch: str | None, fix: bool, exclude: tuple[str, ...],
             launch_syntax: str | None, jobs: int, fmt: str | None, config_path: Path | None, quiet: bool,
-            precise: bool, compile_commands: Path | None, include_dirs, defines, cuda_path: Path | None) -> None:
+            precise: bool, compile_commands: Path | None, include_dirs, defines, cuda_path: Path | None,
+            target_libs: str | None) -> None:
     """Port the CUDA file or tree SRC to HIP in the folder OUT (SRC is never modified).
 
     OUT receives the ported tree (.cu files become .hip), a CMakeLists.txt when SRC has none,
@@ -177,9 +182,9 @@ def convert(src: Path, out_text: str, offload_arch: str | None, fix: bool, exclu
     with _input_errors():
         config = load_config(src, config_path)
         options = _options(config, exclude, launch_syntax, offload_arch, jobs, fix,
-                           _precise_options(precise, compile_commands, include_dirs, defines, cuda_path))
+                           _precise_options(precise, compile_commands, include_dirs, defines, cuda_path), target_libs)
         fmt = _choice(config, "format", fmt, FORMATS, "text")
-        rules = default_rules()
+        rules = default_rules(options.target_libs)
         with _progress_bar(quiet) as progress:
             result = convert_tree(src, out, options, rules, progress=progress)
     if quiet:
@@ -205,7 +210,7 @@ def convert(src: Path, out_text: str, offload_arch: str | None, fix: bool, exclu
 def check(srcs: tuple[Path, ...], fail_on: str | None, baseline_path: Path | None, write_baseline_path: Path | None,
           output_file: Path | None, exclude: tuple[str, ...], launch_syntax: str | None, jobs: int,
           fmt: str | None, config_path: Path | None, quiet: bool, precise: bool, compile_commands: Path | None,
-          include_dirs, defines, cuda_path: Path | None) -> None:
+          include_dirs, defines, cuda_path: Path | None, target_libs: str | None) -> None:
     """Report what in the CUDA files or trees SRC... will not port, writing nothing.
 
     Findings on a line holding `// hipport: ignore[HP1001]` (or a bare `hipport: ignore`), or
@@ -217,12 +222,13 @@ def check(srcs: tuple[Path, ...], fail_on: str | None, baseline_path: Path | Non
     with _input_errors():
         config = load_config(srcs[0], config_path)
         options = _options(config, exclude, launch_syntax, None, jobs,
-                           precise=_precise_options(precise, compile_commands, include_dirs, defines, cuda_path))
+                           precise=_precise_options(precise, compile_commands, include_dirs, defines, cuda_path),
+                           target_libs=target_libs)
         fmt = _choice(config, "format", fmt, FORMATS, "text")
         fail_on = _choice(config, "fail-on", fail_on, SEVERITIES, "error")
         if baseline_path is None and config.get("baseline"):
             baseline_path = config.resolve(config.get("baseline"))
-        rules = default_rules()
+        rules = default_rules(options.target_libs)
         with _progress_bar(quiet) as progress:
             report = check_paths(list(srcs), options, rules, progress=progress)
         if write_baseline_path is not None:

@@ -44,6 +44,9 @@ class ConvertOptions:
         precise: run the libclang pass too (``--precise``, see :mod:`hipport.precise`).
         offload_archs: default ``CMAKE_HIP_ARCHITECTURES`` of the generated CMake build.
         jobs: worker processes (0: one per CPU core).
+        target_libs: ``hip`` or ``roc`` (``--target-libs``); recorded in the report. The rules
+            passed to :func:`convert_tree` must be loaded for the same target
+            (``default_rules(target_libs)``, which is what happens when none are passed).
     """
 
     exclude: tuple[str, ...] = ()
@@ -52,6 +55,7 @@ class ConvertOptions:
     precise: PreciseOptions | None = None
     offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS
     jobs: int = 0
+    target_libs: str = "hip"
 
 
 @dataclass(slots=True)
@@ -197,7 +201,7 @@ def _new_report(src: Path, out: Path | None, options: ConvertOptions, rules: Rul
     return Report(
         source=str(src), output=None if out is None else str(out),
         options={"launch_syntax": options.launch_syntax, "offload_archs": list(options.offload_archs),
-                 "exclude": list(options.exclude), "fix": options.fix},
+                 "exclude": list(options.exclude), "fix": options.fix, "target_libs": options.target_libs},
         files=[], rules=rules,
     )
 
@@ -213,7 +217,9 @@ def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: Rul
         hipport.discover.DiscoveryError, hipport.rules.RuleError, OSError: as convert_tree.
     """
     started = time.perf_counter()
-    rules = rules or default_rules()
+    rules = rules or default_rules(options.target_libs)
+    if rules.target_libs != options.target_libs:
+        raise ValueError(f"rules loaded for --target-libs={rules.target_libs}, options say {options.target_libs}")
     files = discover(src, None, list(options.exclude))
     report = _new_report(src, None, options, rules)
     for done, ported in enumerate(_port_all(files, options, rules, None), 1):
@@ -236,7 +242,9 @@ def check_paths(paths: list[Path], options: ConvertOptions = ConvertOptions(), r
     if len(paths) == 1:
         return check_tree(paths[0], options, rules, progress)
     started = time.perf_counter()
-    rules = rules or default_rules()
+    rules = rules or default_rules(options.target_libs)
+    if rules.target_libs != options.target_libs:
+        raise ValueError(f"rules loaded for --target-libs={rules.target_libs}, options say {options.target_libs}")
     report = _new_report(Path("."), None, options, rules)
     for done, path in enumerate(paths, 1):
         part = check_tree(path, options, rules)
@@ -280,7 +288,9 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
         OSError: a file could not be read or written (files written so far are complete).
     """
     started = time.perf_counter()
-    rules = rules or default_rules()
+    rules = rules or default_rules(options.target_libs)
+    if rules.target_libs != options.target_libs:
+        raise ValueError(f"rules loaded for --target-libs={rules.target_libs}, options say {options.target_libs}")
     files = discover(src, out, list(options.exclude))
     result = ConversionResult(_new_report(src, out, options, rules))
     units: list[UnitInfo] = []

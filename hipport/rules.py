@@ -171,6 +171,26 @@ class PtxEquivalent:
 
 
 @dataclass(frozen=True, slots=True)
+class CallRewrite:
+    """A change to a CUDA call beyond renaming it (``rules/calls.yaml``).
+
+    Either ``wrap`` (a template with ``{}``) replaces argument number ``argument`` (0-based),
+    unless that argument's text starts with one of ``unless``; or, for a call with exactly
+    ``arguments`` arguments, the function becomes ``hip`` instead of its usual mapping.
+    """
+
+    cuda: str
+    argument: int | None = None
+    wrap: str = ""
+    unless: tuple[str, ...] = ()
+    arguments: int | None = None
+    hip: str | None = None
+    note: str = ""
+    path: str = ""
+    line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Construct:
     """A CUDA-only construct: ``name`` used as an identifier, a namespace or a header (``where``)
     raises the check called ``check``."""
@@ -238,7 +258,9 @@ class RuleSet:
     """All loaded rules.
 
     Attributes:
-        identifiers: CUDA identifier -> Mapping (every kind except ``header``).
+        identifiers: CUDA identifier -> Mapping (every kind except ``header`` and ``namespace``).
+        namespaces: CUDA namespace, possibly qualified (``cub``, ``thrust::cuda``) -> Mapping.
+        calls: CUDA function name -> its :class:`CallRewrite` entries.
         headers: CUDA header name as written in ``#include`` -> Mapping.
         checks: check id (``HP1001``) -> Check.
         checks_by_name: check name (``inline-ptx``) -> Check.
@@ -257,6 +279,8 @@ class RuleSet:
     constructs: dict[tuple[str, str], Construct] = field(default_factory=dict)
     families: dict[str, Family] = field(default_factory=dict)
     target_libs: str = "hip"
+    namespaces: dict[str, Mapping] = field(default_factory=dict)
+    calls: dict[str, tuple[CallRewrite, ...]] = field(default_factory=dict)
 
     def target(self, mapping: Mapping) -> tuple[str | None, str]:
         """(replacement or None, status) of ``mapping`` under this rule set's ``target_libs``."""
@@ -278,7 +302,8 @@ class RuleSet:
         match may start inside a longer word: the caller checks the byte before it, and looks
         the match up in :attr:`identifier_edits`.
         """
-        names = [*self.identifiers, *(name for where, name in self.constructs if where != "header")]
+        names = [*self.identifiers, *(name for where, name in self.constructs if where != "header"),
+                 *(name.rsplit("::", 1)[-1] for name in self.namespaces)]
         prefixes = sorted({name[:CANDIDATE_PREFIX_LENGTH] for name in names}, key=lambda p: (-len(p), p))
         alternatives = b"|".join(re.escape(p.encode("ascii")) for p in prefixes) or b"(?!)"
         return re.compile(rb"(?:" + alternatives + rb")[A-Za-z0-9_]*")
@@ -298,6 +323,19 @@ class RuleSet:
                 mapping, hip, _ = table.get(name.encode("ascii"), (None, None, None))
                 table[name.encode("ascii")] = (mapping, hip, construct)
         return table
+
+    @cached_property
+    def namespace_edits(self) -> dict[bytes, tuple[tuple[bytes, Mapping, bytes | None], ...]]:
+        """Last component of a namespace entry (bytes) -> (the scope that must precede it, e.g.
+        ``b"thrust"`` or ``b""``; the mapping; the replacement of that component or None)."""
+        table: dict[bytes, list] = {}
+        for name, mapping in self.namespaces.items():
+            scope, _, last = name.rpartition("::")
+            replacement = mapping.target(self.target_libs)[0]
+            new_last = replacement.rpartition("::")[2].encode("ascii") if replacement else None
+            table.setdefault(last.encode("ascii"), []).append(
+                (scope.encode("ascii"), mapping, new_last if new_last != last.encode("ascii") else None))
+        return {key: tuple(value) for key, value in table.items()}
 
     def check(self, name: str) -> Check:
         """Return the check called ``name``; KeyError names the missing check."""
@@ -385,7 +423,7 @@ def _parse_rule_file(path: Path, raw: bytes) -> RuleFileContent:
         raise RuleError(path, None, f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
     data, node = _load_yaml_with_lines(path, text)
     if not isinstance(data, dict):
-        raise RuleError(path, 1, "a rule file must be a mapping with 'mappings:', 'checks:', 'ptx:' or 'constructs:'")
+        raise RuleError(path, 1, "a rule file must be a mapping with 'mappings:', 'checks:', 'ptx:', 'constructs:' or 'calls:'")
     if "checks" in data:
         _validate(path, data, node, "checks")
         checks = [Check(**entry, path=str(path), line=_line_of(node, ["checks", i]) or 0)
@@ -395,6 +433,12 @@ def _parse_rule_file(path: Path, raw: bytes) -> RuleFileContent:
         _validate(path, data, node, "constructs")
         return RuleFileContent(constructs=[Construct(**entry, path=str(path), line=_line_of(node, ["constructs", i]) or 0)
                                            for i, entry in enumerate(data["constructs"])])
+    if "calls" in data:
+        _validate(path, data, node, "calls")
+        return RuleFileContent(calls=[
+            CallRewrite(**{**entry, "unless": tuple(entry.get("unless", ()))}, path=str(path),
+                        line=_line_of(node, ["calls", i]) or 0)
+            for i, entry in enumerate(data["calls"])])
     if "ptx" in data:
         _validate(path, data, node, "ptx")
         return RuleFileContent(ptx=[PtxEquivalent(**entry, path=str(path), line=_line_of(node, ["ptx", i]) or 0)
@@ -433,7 +477,7 @@ def _cache_dir() -> Path | None:
 def _cache_key(raw: bytes) -> str:
     digest = hashlib.sha256(raw)
     digest.update(__version__.encode())
-    for name in ("mappings", "checks", "ptx", "constructs"):
+    for name in ("mappings", "checks", "ptx", "constructs", "calls"):
         digest.update(schema_path(name).read_bytes())
     return digest.hexdigest()
 
@@ -448,6 +492,7 @@ def _from_cache(path: Path, cached: dict) -> RuleFileContent:
         [PtxEquivalent(*fields, path=where, line=line) for *fields, line in cached["ptx"]],
         [Construct(*fields, path=where, line=line) for *fields, line in cached["constructs"]],
         Family(*family, path=where) if family else None,
+        [CallRewrite(c[0], c[1], c[2], tuple(c[3]), *c[4:7], path=where, line=c[7]) for c in cached["calls"]],
     )
 
 
@@ -461,6 +506,7 @@ def _to_cache(content: RuleFileContent) -> dict:
                    for c in content.checks],
         "ptx": [[p.match, p.hip, p.note, p.line] for p in content.ptx],
         "constructs": [[c.name, c.check, c.where, c.line] for c in content.constructs],
+        "calls": [[c.cuda, c.argument, c.wrap, list(c.unless), c.arguments, c.hip, c.note, c.line] for c in content.calls],
     }
 
 
@@ -473,6 +519,7 @@ class RuleFileContent:
     ptx: list[PtxEquivalent] = field(default_factory=list)
     constructs: list[Construct] = field(default_factory=list)
     family: Family | None = None
+    calls: list[CallRewrite] = field(default_factory=list)
 
 
 def load_rule_file(path: Path) -> RuleFileContent:
@@ -484,7 +531,7 @@ def load_rule_file(path: Path) -> RuleFileContent:
     cache about a tenth of that. A cache that cannot be read or written is ignored.
 
     Args:
-        path: a ``.yaml`` file holding ``mappings:``, ``checks:``, ``ptx:`` or ``constructs:``.
+        path: a ``.yaml`` file holding ``mappings:``, ``checks:``, ``ptx:``, ``constructs:`` or ``calls:``.
 
     Returns:
         The file's entries.
@@ -532,6 +579,8 @@ def load_rules(paths: Iterable[Path] | None = None, target_libs: str = "hip") ->
     ptx: list[PtxEquivalent] = []
     constructs: dict[tuple[str, str], Construct] = {}
     families: dict[str, Family] = {}
+    namespaces: dict[str, Mapping] = {}
+    calls: dict[str, list[CallRewrite]] = {}
     if target_libs not in TARGET_LIBS:
         raise ValueError(f"target_libs must be one of {', '.join(TARGET_LIBS)}, not {target_libs!r}")
     for path in files:
@@ -548,8 +597,10 @@ def load_rules(paths: Iterable[Path] | None = None, target_libs: str = "hip") ->
                 first = constructs[key]
                 raise RuleError(path, construct.line, f"{construct.name!r} is already listed at {first.path}:{first.line}")
             constructs[key] = construct
+        for call in content.calls:
+            calls.setdefault(call.cuda, []).append(call)
         for mapping in mappings:
-            table = headers if mapping.kind == "header" else identifiers
+            table = headers if mapping.kind == "header" else namespaces if mapping.kind == "namespace" else identifiers
             previous = table.get(mapping.cuda)
             if previous is not None:
                 raise RuleError(
@@ -573,7 +624,8 @@ def load_rules(paths: Iterable[Path] | None = None, target_libs: str = "hip") ->
             if construct.check not in checks_by_name:
                 raise RuleError(Path(construct.path), construct.line,
                                 f"{construct.name!r} names the check {construct.check!r}, which rules/checks.yaml lacks")
-    return RuleSet(identifiers, headers, checks, checks_by_name, files, tuple(ptx), constructs, families, target_libs)
+    return RuleSet(identifiers, headers, checks, checks_by_name, files, tuple(ptx), constructs, families, target_libs,
+                   namespaces, {name: tuple(entries) for name, entries in calls.items()})
 
 
 @lru_cache(maxsize=2)
