@@ -250,15 +250,26 @@ def check(srcs: tuple[Path, ...], fail_on: str | None, baseline_path: Path | Non
     sys.exit(1 if failing else 0)
 
 
-def describe_mapping(mapping) -> str:
-    """Plain-text description of one mapping entry (what ``hipport explain cudaMalloc`` prints)."""
+def describe_mapping(mapping, calls=()) -> str:
+    """Plain-text description of one mapping entry (what ``hipport explain cudaMalloc`` prints):
+    its HIP (and, in a family with a ROCm library, roc) name, status, versions, and the call
+    rewrites of ``rules/calls.yaml`` that apply to it (``calls``)."""
     rows = [
         ("CUDA", mapping.cuda), ("HIP", mapping.hip or "(none: HIP has no equivalent)"),
-        ("kind", mapping.kind), ("status", mapping.status), ("family", mapping.family),
     ]
+    if mapping.roc_library:
+        roc_name, roc_status = mapping.target("roc")
+        rows.append(("roc", f"{roc_name or f'(none: {mapping.roc_library} has no equivalent)'}"
+                            + (f" [{roc_status}]" if roc_status != mapping.status else "")))
+    rows += [("kind", mapping.kind), ("status", mapping.status), ("family", mapping.family)]
     if mapping.section:
         rows.append(("section", mapping.section))
     rows += [(key.replace("_", " "), value) for key, value in mapping.versions.items()]
+    for call in calls:
+        if call.hip is not None:
+            rows.append(("rewrite", f"with {call.arguments} arguments: {call.hip}"))
+        else:
+            rows.append(("rewrite", f"argument {call.argument + 1} becomes {call.wrap.replace('{}', '<argument>')}"))
     if mapping.note:
         rows.append(("note", mapping.note))
     rows.append(("defined at", f"{mapping.path}:{mapping.line}"))
@@ -280,14 +291,30 @@ def explain(name: str) -> None:
     if check is not None:
         click.echo(render_check(check), nl=False)
         return
-    mapping = rules.identifiers.get(name) or rules.headers.get(name)
+    mapping = rules.identifiers.get(name) or rules.headers.get(name) or rules.namespaces.get(name)
     if mapping is not None:
-        click.echo(describe_mapping(mapping))
+        click.echo(describe_mapping(mapping, rules.calls.get(name, ())))
         return
-    known = [*rules.checks, *rules.checks_by_name, *rules.identifiers, *rules.headers]
+    known = [*rules.checks, *rules.checks_by_name, *rules.identifiers, *rules.headers, *rules.namespaces]
     close = difflib.get_close_matches(name, known, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     raise InputError(f"{name!r} is neither a check id or name nor a CUDA name hipport knows{hint}")
+
+
+@main.command()
+@click.option("--format", "fmt", type=click.Choice(("text", "markdown", "json")), default="text", show_default=True,
+              help="Plain table, Markdown table (as in the README) or JSON.")
+def counts(fmt: str) -> None:
+    """Print how many CUDA names hipport knows and maps to HIP (and ROC), per API family, next
+    to the counts of HIPIFY's published tables."""
+    from .counts import counts_json, counts_markdown, counts_text, family_counts
+
+    try:
+        rules = default_rules()
+    except RuleError as error:
+        raise InputError(str(error)) from None
+    render_counts = {"text": counts_text, "markdown": counts_markdown, "json": counts_json}[fmt]
+    click.echo(render_counts(family_counts(rules)), nl=False)
 
 
 if __name__ == "__main__":  # pragma: no cover

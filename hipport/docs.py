@@ -1,7 +1,9 @@
-"""Documentation generated from the rule data: one page per check in ``docs/rules/``.
+"""Documentation generated from the rule data: one page per check in ``docs/rules/`` and one
+page per API family in ``docs/mappings/``.
 
-``python -m hipport.docs [DOCS_DIR]`` rewrites the pages; a test fails when the committed pages
-differ from what the rules produce, so the docs never drift from ``rules/checks.yaml``.
+``python -m hipport.docs [DOCS_DIR]`` rewrites the pages (``DOCS_DIR`` default: the repository's
+``docs``); a test fails when the committed pages differ from what the rules produce, so the docs
+never drift from ``rules/*.yaml``.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from pathlib import Path
 
 from .emit import atomic_write
 from .resources import data_dir
-from .rules import Check, RuleSet, default_rules
+from .counts import counts_markdown, family_counts
+from .rules import Check, Mapping, RuleSet, default_rules
 
 _FIELD = re.compile(r"\{(\w+)\}")
 
@@ -46,28 +49,104 @@ def rule_pages(rules: RuleSet) -> dict[str, str]:
     return pages
 
 
+_VERSION_LETTERS = (("added", "A"), ("deprecated", "D"), ("changed", "C"), ("removed", "R"))
+
+
+def _versions(mapping: Mapping, side: str) -> str:
+    """``A 11.0, D 12.4`` for the ``side`` (cuda, hip, roc) versions of ``mapping``; empty if none."""
+    return ", ".join(f"{letter} {mapping.versions[f'{side}_{what}']}" for what, letter in _VERSION_LETTERS
+                     if f"{side}_{what}" in mapping.versions)
+
+
+def _code(name: str | None) -> str:
+    return f"`{name}`" if name else ""
+
+
+def mapping_pages(rules: RuleSet) -> dict[str, str]:
+    """Map file name (relative to ``docs/mappings``) -> Markdown text: one page per family
+    (entries grouped by section, in file order) and a ``README.md`` index with the counts."""
+    env = _environment()
+    counts = {c.family: c for c in family_counts(rules)}
+    by_family: dict[str, list[Mapping]] = {family: [] for family in rules.families}
+    for mapping in [*rules.identifiers.values(), *rules.namespaces.values(), *rules.headers.values()]:
+        by_family.setdefault(mapping.family, []).append(mapping)
+    pages = {}
+    families = sorted(rules.families.values(), key=lambda f: f.id)
+    for family in families:
+        roc = bool(family.roc_library)
+        columns = ["CUDA", "HIP", *(["roc"] if roc else []), "kind", "status", "CUDA versions", "HIP versions",
+                   *(["roc versions"] if roc else [])]
+        sections: dict[str, list[list[str]]] = {}
+        for m in sorted(by_family.get(family.id, []), key=lambda m: m.line):
+            status = m.status + (f" (roc: {m.roc_status})" if roc and m.roc_status else "")
+            cells = [_code(m.cuda), _code(m.hip), *([_code(m.roc)] if roc else []), m.kind, status,
+                     _versions(m, "cuda"), _versions(m, "hip"), *([_versions(m, "roc")] if roc else [])]
+            section = "Headers" if m.kind == "header" else (m.section or "Other")
+            sections.setdefault(section, []).append([c.replace("|", "\\|") for c in cells])
+        pages[f"{family.id}.md"] = env.get_template("mappings.md.j2").render(
+            family=family, file_name=Path(family.path).name, count=counts[family.id], columns=columns,
+            sections=list(sections.items()))
+    pages["README.md"] = env.get_template("mappings-index.md.j2").render(
+        families=families, counts_table=counts_markdown(list(counts.values())))
+    return pages
+
+
+def _write_pages(folder: Path, pages: dict[str, str], stale_glob: str) -> list[Path]:
+    """Write ``pages`` into ``folder`` (created) and delete generated pages that no longer exist."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob(stale_glob):
+        if stale.name not in pages:
+            stale.unlink()
+    written = []
+    for name, text in pages.items():
+        atomic_write(folder / name, text.encode("utf-8"))
+        written.append(folder / name)
+    return written
+
+
 def write_rule_pages(docs_dir: Path, rules: RuleSet) -> list[Path]:
     """Write :func:`rule_pages` into ``docs_dir`` and delete pages of checks that no longer exist.
 
     Returns:
         The paths written.
     """
-    pages = rule_pages(rules)
-    for stale in docs_dir.glob("HP*.md"):
-        if stale.name not in pages:
-            stale.unlink()
-    written = []
-    for name, text in pages.items():
-        atomic_write(docs_dir / name, text.encode("utf-8"))
-        written.append(docs_dir / name)
-    return written
+    return _write_pages(docs_dir, rule_pages(rules), "HP*.md")
+
+
+def write_mapping_pages(mappings_dir: Path, rules: RuleSet) -> list[Path]:
+    """Write :func:`mapping_pages` into ``mappings_dir`` and delete pages of families that no
+    longer exist. Returns the paths written."""
+    return _write_pages(mappings_dir, mapping_pages(rules), "*.md")
+
+
+COUNTS_BEGIN = "<!-- hipport counts: begin (python -m hipport.docs rewrites this block) -->\n"
+COUNTS_END = "<!-- hipport counts: end -->\n"
+
+
+def readme_with_counts(readme: str, rules: RuleSet) -> str:
+    """``readme`` with the block between :data:`COUNTS_BEGIN` and :data:`COUNTS_END` replaced by
+    the ``hipport counts --format markdown`` table.
+
+    Raises:
+        ValueError: the markers are missing or out of order.
+    """
+    start, end = readme.find(COUNTS_BEGIN), readme.find(COUNTS_END)
+    if start < 0 or end < start:
+        raise ValueError("README.md lacks the hipport counts markers")
+    return readme[:start + len(COUNTS_BEGIN)] + counts_markdown(family_counts(rules)) + readme[end:]
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    docs_dir = Path(args[0]) if args else Path(__file__).resolve().parent.parent / "docs" / "rules"
-    for path in write_rule_pages(docs_dir, default_rules()):
+    repo = Path(__file__).resolve().parent.parent
+    docs_dir = Path(args[0]) if args else repo / "docs"
+    rules = default_rules()
+    for path in [*write_rule_pages(docs_dir / "rules", rules), *write_mapping_pages(docs_dir / "mappings", rules)]:
         print(path)
+    if not args:
+        readme = repo / "README.md"
+        atomic_write(readme, readme_with_counts(readme.read_text(encoding="utf-8"), rules).encode("utf-8"))
+        print(readme)
     return 0
 
 

@@ -66,3 +66,81 @@ def test_readme_lists_every_rule_with_its_id():
     readme = (REPO / "README.md").read_text()
     for check in default_rules().checks.values():
         assert f"| {check.id} | {check.name} | {check.severity} |" in readme
+
+
+MAPPING_DOCS = REPO / "docs" / "mappings"
+
+
+def test_mapping_pages_are_up_to_date():
+    from hipport.docs import mapping_pages
+
+    pages = mapping_pages(default_rules())
+    committed = {p.name: p.read_text() for p in MAPPING_DOCS.glob("*.md")}
+    assert committed == pages, "docs/mappings is stale: run `python -m hipport.docs`"
+
+
+def test_readme_counts_block_is_what_the_counts_command_prints():
+    from hipport.docs import COUNTS_BEGIN, COUNTS_END
+
+    readme = (REPO / "README.md").read_text()
+    block = readme[readme.index(COUNTS_BEGIN) + len(COUNTS_BEGIN):readme.index(COUNTS_END)]
+    result = CliRunner().invoke(main, ["counts", "--format", "markdown"])
+    assert result.exit_code == 0
+    assert block == result.output, "README counts are stale: run `python -m hipport.docs`"
+
+
+def test_every_generated_family_maps_at_least_as_many_names_as_hipify():
+    from hipport.counts import family_counts
+
+    short = [(c.family, c.mapped, c.hipify_mapped, c.mapped_roc, c.hipify_mapped_roc)
+             for c in family_counts(default_rules()) if c.meets_hipify is False]
+    assert short == []
+
+
+COUNT_RULES = """\
+family: lib
+title: A library
+source: test
+roc_library: rocLIB
+upstream: {table: LIB_API_supported_by_HIP_and_ROC.md, known: 5, mapped: 3, mapped_roc: 2}
+mappings:
+  - {cuda: libA, hip: hiplibA, roc: roclib_a, kind: function, status: supported, roc_added: '1.0'}
+  - {cuda: libB, hip: hiplibB, kind: function, status: deprecated, cuda_deprecated: '12.0'}
+  - {cuda: libC, kind: function, status: unsupported}
+  - {cuda: libD, hip: libD, roc: libD, kind: type, status: supported}
+  - {cuda: libns, hip: hiplibns, kind: namespace, status: supported}
+  - {cuda: lib.h, hip: hiplib/hiplib.h, roc: roclib/roclib.h, kind: header, status: supported}
+"""
+
+
+def test_counts_follow_the_documented_definitions(tmp_path):
+    from hipport.counts import counts_text, family_counts
+    from hipport.rules import load_rules
+
+    path = tmp_path / "lib.yaml"
+    path.write_text(COUNT_RULES)
+    [count] = family_counts(load_rules([path]))
+    assert (count.known, count.mapped, count.mapped_roc, count.headers) == (5, 4, 2, 1)
+    assert (count.hipify_known, count.hipify_mapped, count.hipify_mapped_roc) == (5, 3, 2)
+    assert count.meets_hipify is True
+    assert counts_text([count]).splitlines() == [
+        "family  known  mapped  roc  HIPIFY known  HIPIFY mapped  HIPIFY roc  headers",
+        "lib         5       4    2             5              3           2        1",
+        "total       5       4    2             5              3           2        1",
+    ]
+
+
+def test_explain_shows_the_roc_name_status_and_versions(tmp_path):
+    from hipport.cli import describe_mapping
+    from hipport.rules import load_rules
+
+    path = tmp_path / "lib.yaml"
+    path.write_text(COUNT_RULES)
+    rules = load_rules([path])
+    assert describe_mapping(rules.identifiers["libA"]).splitlines()[:7] == [
+        "CUDA        libA", "HIP         hiplibA", "roc         roclib_a", "kind        function",
+        "status      supported", "family      lib", "roc added   1.0"]
+    assert describe_mapping(rules.identifiers["libB"]).splitlines()[2] == \
+        "roc              (none: rocLIB has no equivalent) [unsupported]"
+    assert rules.headers["lib.h"].target("roc") == ("roclib/roclib.h", "supported")
+    assert rules.headers["lib.h"].target("hip") == ("hiplib/hiplib.h", "supported")
