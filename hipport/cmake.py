@@ -1,18 +1,24 @@
-"""Generate a CMake build (HIP language) for a ported tree that came without one.
+"""Generate a CMake build for a ported tree that came without one, and the platform module
+(``cmake/HipportPlatform.cmake``) that every CMake build of a ported tree uses.
 
 Targets: one executable per translation unit that defines ``main``, named after the file (or
 after its folder for ``main.*``). The other translation units form one static library per
 folder; an executable links the libraries of its own folder and of the folders below it, and
-a library that no executable reaches that way is linked into every executable. C++ files that
-use CUDA are compiled as HIP (``LANGUAGE HIP``); ``.hip`` files are HIP already.
-The template is ``templates/CMakeLists.txt.j2``.
+a library that no executable reaches that way is linked into every executable. ``.hip`` files
+and C++ files that use CUDA are GPU sources (``hipport_gpu_sources``: HIP on AMD, CUDA on
+NVIDIA). A target links the HIP library targets (``roc::hipblas``...) whose headers its sources
+include, directly or through the tree's own headers (table: ``rules/build/libraries.yaml``).
+Templates: ``templates/CMakeLists.txt.j2`` and ``templates/HipportPlatform.cmake.j2``; the
+module's interface is described in its leading comment and in ``docs/build.md``.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
 
 from . import __version__
 from .resources import data_dir
@@ -27,11 +33,195 @@ _OFFLOAD_ARCH = re.compile(r"^gfx(?:[0-9]{2,3}[0-9a-f]|[0-9]{1,2}(?:-[0-9])?-gen
 @dataclass(frozen=True, slots=True)
 class UnitInfo:
     """A translation unit of the ported tree: output path (``/`` separators), whether it defines
-    ``main``, and whether it uses CUDA/HIP (needs the HIP language)."""
+    ``main``, whether it uses CUDA/HIP (is a GPU source), and the library targets it needs
+    (``roc::hipblas``...; see :func:`libraries_for_includes`)."""
 
     out_rel: str
     defines_main: bool
     uses_hip: bool
+    libraries: tuple[str, ...] = ()
+
+
+#: Where hipport writes the platform module, relative to OUT.
+PLATFORM_MODULE = "cmake/HipportPlatform.cmake"
+#: Targets the platform module itself creates on both platforms (never looked up as libraries).
+_RUNTIME_TARGETS = ("hip::host", "hip::device")
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryTarget:
+    """A HIP/ROCm library target of ``rules/build/libraries.yaml``, as the platform module uses it.
+
+    Attributes:
+        target: the imported target (``roc::hipblas``).
+        library: display name (``hipBLAS``).
+        package: the CMake package defining it on AMD (``hipblas``: ``find_package(hipblas CONFIG)``).
+        headers: headers that show a source uses it (``hipblas/hipblas.h``).
+        install: what to install on AMD (``libhipblas-dev (Debian/Ubuntu) or ROCm's hipblas-dev``).
+        nvidia: why there is no NVIDIA backend without more set-up (a sentence for the
+            configure error), or what to pass to use one.
+    """
+
+    target: str
+    library: str
+    package: str
+    headers: tuple[str, ...]
+    install: str
+    nvidia: str
+
+
+def _nvidia_reason(kind: str, library: str, package: str, cuda_name: str) -> str:
+    if kind == "roc":
+        return (f"{library} is ROCm's own library and runs on AMD GPUs only. Port with --target-libs=hip "
+                f"for a portable HIP library where one exists")
+    return (f"{library} for NVIDIA (HIP_PLATFORM=nvidia, over {cuda_name}) is not packaged by Debian. Build "
+            f"{library} from source for NVIDIA and pass -D{package}_DIR=<folder of its {package}-config.cmake>")
+
+
+@lru_cache(maxsize=4)
+def library_targets(path: Path | None = None) -> tuple[LibraryTarget, ...]:
+    """The library targets of ``rules/build/libraries.yaml`` (``hip:`` and ``roc:`` replacements
+    that name a CMake target), in file order, each target once; ``hip::host`` is left out (the
+    platform module makes it).
+
+    Args:
+        path: the table (default: the shipped ``rules/build/libraries.yaml``).
+
+    Raises:
+        OSError: the table cannot be read.
+        ValueError: it is not a mapping with a ``libraries`` list.
+    """
+    import yaml  # imported here: only CMake generation needs the table
+
+    path = path or data_dir("rules") / "build" / "libraries.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not isinstance(data.get("libraries"), list):
+        raise ValueError(f"{path}: expected a mapping with a 'libraries:' list")
+    found: dict[str, LibraryTarget] = {}
+    for entry in data["libraries"]:
+        for kind in ("hip", "roc"):
+            repl = entry.get(kind)
+            if not repl or "target" not in repl or repl["target"] in _RUNTIME_TARGETS or repl["target"] in found:
+                continue
+            debian = str(repl.get("debian", "")).split()[0] if repl.get("debian") else ""
+            install = (f"{debian} (Debian/Ubuntu) or ROCm's {repl['package']}-dev" if debian
+                       else f"ROCm's {repl['package']}-dev")
+            found[repl["target"]] = LibraryTarget(
+                repl["target"], repl["library"], repl["package"], tuple(repl.get("headers", ())), install,
+                _nvidia_reason(kind, repl["library"], repl["package"], entry.get("name", entry.get("id", ""))))
+    return tuple(found.values())
+
+
+def _header_matches(header: str, included: str) -> bool:
+    """A table header ``hipblas/hipblas.h`` matches every include under ``hipblas/``; one directly
+    in ``hip/`` (``hip/hiprtc.h``) or without a folder matches only itself."""
+    folder = header.partition("/")[0] if "/" in header else ""
+    if folder and folder != "hip":
+        return included.startswith(folder + "/")
+    return included == header
+
+
+def libraries_for_includes(includes: set[str], libraries: tuple[LibraryTarget, ...]) -> list[str]:
+    """The library targets (table order) whose headers appear among ``includes`` (include names
+    as written between ``<>`` or ``""``)."""
+    return [lib.target for lib in libraries
+            if any(_header_matches(h, inc) for h in lib.headers for inc in includes)]
+
+
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
+
+
+def tree_includes(root: Path, rels: list[str], tree_files: frozenset[str]) -> dict[str, set[str]]:
+    """Every include name each file of ``rels`` reaches, through the tree's own headers too.
+
+    A quoted or angled include that names a file of the tree (relative to the including file's
+    folder, then to the root, else the one file whose path ends with ``/<name>``, as found
+    through an include folder) is followed; its includes count for the includer.
+
+    Args:
+        root: the ported tree (OUT).
+        rels: files to report, ``/``-separated paths relative to ``root``.
+        tree_files: every file of the tree (relative paths), to resolve includes against.
+
+    Returns:
+        path -> set of include names (as written), for each path of ``rels``.
+
+    Raises:
+        OSError: a file cannot be read.
+    """
+    direct: dict[str, list[tuple[str, str | None]]] = {}
+    by_suffix: dict[str, str | None] = {}
+
+    def elsewhere(name: str) -> str | None:
+        """The one tree file whose path ends with /name (a header found through an include
+        folder of the build), else None."""
+        if name not in by_suffix:
+            hits = [f for f in tree_files if f.endswith("/" + name)] if not name.startswith("/") else []
+            by_suffix[name] = hits[0] if len(hits) == 1 else None
+        return by_suffix[name]
+
+    def scan(rel: str) -> list[tuple[str, str | None]]:
+        if rel not in direct:
+            names = [m.decode("utf-8", "surrogateescape") for m in _INCLUDE.findall((root / rel).read_bytes())]
+            resolved = []
+            for name in names:
+                target = None
+                for base in (posixpath.dirname(rel), ""):
+                    candidate = posixpath.normpath(posixpath.join(base, name))
+                    if candidate in tree_files:
+                        target = candidate
+                        break
+                resolved.append((name, target or elsewhere(name)))
+            direct[rel] = resolved
+        return direct[rel]
+
+    result: dict[str, set[str]] = {}
+    for rel in rels:
+        seen, names, stack = {rel}, set(), [rel]
+        while stack:
+            for name, target in scan(stack.pop()):
+                names.add(name)
+                if target is not None and target not in seen:
+                    seen.add(target)
+                    stack.append(target)
+        result[rel] = names
+    return result
+
+
+def _environment():
+    import jinja2  # imported here: only a conversion that writes CMake needs it
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
+        undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
+    )
+    env.filters["q"] = cmake_quote
+    return env
+
+
+def render_platform_module(offload_archs: list[str] | tuple[str, ...],
+                           libraries: tuple[LibraryTarget, ...] | None = None) -> str:
+    """Render ``cmake/HipportPlatform.cmake``: the CMake layer that builds a ported tree for AMD
+    (HIP language) or NVIDIA (CUDA language with HIP's NVIDIA headers) from one CMakeLists.txt.
+
+    Args:
+        offload_archs: the default AMD architectures (``HIPPORT_OFFLOAD_ARCHS`` on amd), e.g.
+            ``["gfx90a", "gfx1100"]``; NVIDIA's default is ``90``.
+        libraries: the library targets it can find (default: :func:`library_targets`).
+
+    Returns:
+        The module's text (write it to ``OUT/cmake/HipportPlatform.cmake``, see
+        :data:`PLATFORM_MODULE`).
+
+    Raises:
+        ValueError: offload_archs is empty or a single string; the library table is malformed.
+        OSError: the library table cannot be read.
+    """
+    if isinstance(offload_archs, str) or not offload_archs:
+        raise ValueError("offload_archs must be a non-empty list such as ['gfx90a']")
+    libraries = library_targets() if libraries is None else libraries
+    return _environment().get_template("HipportPlatform.cmake.j2").render(
+        version=__version__, offload_archs=";".join(offload_archs), libraries=libraries)
 
 
 def cmake_quote(value: str) -> str:
@@ -76,13 +266,19 @@ def validate_offload_archs(archs: list[str]) -> list[str]:
 
 
 def render_cmake(project_name: str, units: list[UnitInfo], offload_archs: list[str]) -> str:
-    """Render the CMakeLists.txt text for the ported tree.
+    """Render the CMakeLists.txt text for the ported tree (it includes :data:`PLATFORM_MODULE`,
+    which :func:`render_platform_module` writes with the same ``offload_archs``).
 
     Args:
         project_name: used for ``project()`` (sanitised to a CMake identifier).
         units: every translation unit of the output tree.
-        offload_archs: the default ``CMAKE_HIP_ARCHITECTURES`` list.
+        offload_archs: the default AMD architectures; only checked here (the module holds them).
+
+    Raises:
+        ValueError: offload_archs is empty or a single string.
     """
+    if isinstance(offload_archs, str) or not offload_archs:
+        raise ValueError("offload_archs must be a non-empty list such as ['gfx90a']")
     names: set[str] = set()
 
     def unique(base: str) -> str:
@@ -92,23 +288,27 @@ def render_cmake(project_name: str, units: list[UnitInfo], offload_archs: list[s
         names.add(name)
         return name
 
+    def needed(unit_list: list[UnitInfo]) -> list[str]:
+        return list(dict.fromkeys(lib for u in unit_list for lib in u.libraries))
+
     by_dir: dict[str, list[UnitInfo]] = {}
     for unit in sorted(units, key=lambda u: u.out_rel):
         by_dir.setdefault(str(PurePosixPath(unit.out_rel).parent), []).append(unit)
     libraries, executables = [], []
     library_of: dict[str, str] = {}
     for folder, folder_units in by_dir.items():
-        others = [u.out_rel for u in folder_units if not u.defines_main]
+        others = [u for u in folder_units if not u.defines_main]
         if others:
             name = unique(_identifier("common" if folder == "." else folder) + "_lib")
             library_of[folder] = name
-            libraries.append({"name": name, "sources": others})
+            libraries.append({"name": name, "sources": [u.out_rel for u in others], "links": needed(others)})
     for folder, folder_units in by_dir.items():
         for unit in (u for u in folder_units if u.defines_main):
             stem = PurePosixPath(unit.out_rel).stem
             if stem == "main" and folder != ".":  # multi_file/main.hip -> target multi_file
                 stem = PurePosixPath(folder).name
-            executables.append({"name": unique(_identifier(stem)), "source": unit.out_rel, "folder": folder})
+            executables.append({"name": unique(_identifier(stem)), "source": unit.out_rel, "folder": folder,
+                                "links": needed([unit])})
 
     def below(folder: str, base: str) -> bool:
         return base == "." or folder == base or folder.startswith(base + "/")
@@ -117,18 +317,10 @@ def render_cmake(project_name: str, units: list[UnitInfo], offload_archs: list[s
     for exe in executables:
         exe["libraries"] = [library_of[lib] for lib in library_of
                             if below(lib, exe["folder"]) or lib not in reached]
-    hip_cxx = [u.out_rel for u in units if u.uses_hip and not u.out_rel.endswith(".hip")
-               and not u.out_rel.endswith(".c")]
-    languages = ["CXX", "HIP"] + (["C"] if any(u.out_rel.endswith(".c") for u in units) else [])
-    import jinja2  # imported here: only a conversion that generates CMake needs it
-
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
-        undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
-    )
-    env.filters["q"] = cmake_quote
-    return env.get_template("CMakeLists.txt.j2").render(
+    gpu_sources = sorted(u.out_rel for u in units if u.out_rel.endswith(".hip")
+                         or (u.uses_hip and not u.out_rel.endswith(".c")))
+    languages = ["CXX"] + (["C"] if any(u.out_rel.endswith(".c") for u in units) else [])
+    return _environment().get_template("CMakeLists.txt.j2").render(
         version=__version__, project=_identifier(project_name), languages=" ".join(languages),
-        offload_archs=";".join(offload_archs), libraries=libraries, executables=executables,
-        hip_cxx_sources=sorted(hip_cxx),
+        platform_module=PLATFORM_MODULE, libraries=libraries, executables=executables, gpu_sources=gpu_sources,
     )

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .analyze import analyze_file
-from .cmake import DEFAULT_OFFLOAD_ARCHS, UnitInfo, cmake_listable, render_cmake
+from .cmake import (DEFAULT_OFFLOAD_ARCHS, PLATFORM_MODULE, UnitInfo, cmake_listable, libraries_for_includes,
+                    library_targets, render_cmake, render_platform_module, tree_includes)
 from .discover import TreeFile, discover
 from .edits import apply_edits
 from .emit import atomic_write
@@ -311,10 +312,18 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
             if not cmake_listable(unit.out_rel):
                 summary = next(f for f in result.report.files if f.output == unit.out_rel)
                 summary.findings.append(_finding(rules, "cmake-unlistable", summary.path, 1, 1, output=unit.out_rel))
-        cmake_text = render_cmake(name, [u for u in units if cmake_listable(u.out_rel)], list(options.offload_archs))
+        listed = [u for u in units if cmake_listable(u.out_rel)]
+        includes = tree_includes(out, [u.out_rel for u in listed], frozenset(result.written))
+        listed = [replace(u, libraries=tuple(libraries_for_includes(includes[u.out_rel], library_targets())))
+                  for u in listed]
+        cmake_text = render_cmake(name, listed, list(options.offload_archs))
         atomic_write(out / "CMakeLists.txt", cmake_text.encode("utf-8", "surrogateescape"))
         result.written.append("CMakeLists.txt")
         result.report.generated.append("CMakeLists.txt")
+        # the generated build includes the platform module (so does a migrated CMake build)
+        atomic_write(out / PLATFORM_MODULE, render_platform_module(options.offload_archs).encode("utf-8"))
+        result.written.append(PLATFORM_MODULE)
+        result.report.generated.append(PLATFORM_MODULE)
     result.report.seconds = time.perf_counter() - started
     # File names that are not UTF-8 reach Python as surrogate escapes: the Markdown keeps their
     # bytes, the JSON writes them as \udcXX escapes (still valid JSON).

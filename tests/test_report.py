@@ -54,7 +54,7 @@ Estimated manual effort: 1 file high, 0 medium, 0 low, 0 none (4 points per erro
 
 </details>
 
-Generated: `CMakeLists.txt`.
+Generated: `CMakeLists.txt`, `cmake/HipportPlatform.cmake`.
 """
 
 
