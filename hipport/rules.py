@@ -302,11 +302,19 @@ class RuleSet:
         match may start inside a longer word: the caller checks the byte before it, and looks
         the match up in :attr:`identifier_edits`.
         """
-        names = [*self.identifiers, *(name for where, name in self.constructs if where != "header"),
+        names = [*self.scanned_identifiers, *(name for where, name in self.constructs if where != "header"),
                  *(name.rsplit("::", 1)[-1] for name in self.namespaces)]
         prefixes = sorted({name[:CANDIDATE_PREFIX_LENGTH] for name in names}, key=lambda p: (-len(p), p))
         alternatives = b"|".join(re.escape(p.encode("ascii")) for p in prefixes) or b"(?!)"
         return re.compile(rb"(?:" + alternatives + rb")[A-Za-z0-9_]*")
+
+    @cached_property
+    def scanned_identifiers(self) -> dict[str, Mapping]:
+        """The identifier entries the analysis must look for: all but those HIP keeps unchanged
+        and fully supports (``__shfl_down``, ``sqrtf``, ``atomicAdd``), which need neither an
+        edit nor a finding; leaving them out keeps common words such as ``max`` out of the scan."""
+        return {name: m for name, m in self.identifiers.items()
+                if m.target(self.target_libs) != (name, "supported") or name in self.calls}
 
     @cached_property
     def identifier_edits(self) -> dict[bytes, tuple[Mapping | None, bytes | None, Construct | None]]:
@@ -314,7 +322,7 @@ class RuleSet:
         renamed, construct or None): the analyzer's hot-loop table, so no name is decoded or
         encoded per occurrence."""
         table: dict[bytes, tuple] = {}
-        for name, m in self.identifiers.items():
+        for name, m in self.scanned_identifiers.items():
             replacement = m.target(self.target_libs)[0]
             table[name.encode("ascii")] = (
                 m, replacement.encode("ascii") if replacement and replacement != name else None, None)
