@@ -151,7 +151,18 @@ class Toolchain:
         cuobjdump: cuobjdump from the relocatable CUDA folder, or None if not listed.
         cmake: the cmake program, or None if not listed.
         cmake_hip_toolchain_file: CMake toolchain file for ``project(... LANGUAGES HIP)``
-            targeting AMD with clang++-19 and HIP 6.4, or None if not listed.
+            targeting AMD with clang++-19 and HIP 6.4, or None if not listed. It also puts
+            the math-library headers on the include path and makes ``find_package(hipblas)``
+            (hiprand, rocrand, hipcub, rocprim, rocthrust, hipfft, rocfft, hipsparse,
+            hipsolver, miopen) work.
+        amd_library_include: include root of the HIP/ROCm math libraries from Debian sid
+            (``hipblas/``, ``rocblas/``, ``hiprand/``, ``rocrand/``, ``hipfft/``, ``rocfft/``,
+            ``hipsparse/``, ``rocsparse/``, ``hipsolver/``, ``rocsolver/``, ``hipcub/``,
+            ``rocprim/``, ``thrust/``, ``miopen/``, ``rccl/``, ``hipblaslt/``), or None if
+            not listed (toolchain installed by an older script).
+        cuda_library_dir: the relocatable CUDA ``lib64`` folder (static cudart, link stubs of
+            cuBLAS, cuRAND, cuFFT, cuSPARSE, cuSOLVER in ``stubs/``), or None if not listed.
+            nvcc searches it already; ``libraries=`` of the NVIDIA commands names what to link.
     """
 
     version: int
@@ -170,6 +181,8 @@ class Toolchain:
     cuobjdump: Path | None = None
     cmake: Path | None = None
     cmake_hip_toolchain_file: Path | None = None
+    amd_library_include: Path | None = None
+    cuda_library_dir: Path | None = None
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -231,8 +244,11 @@ class Toolchain:
         """Build the clang++-19 command compiling one HIP file to an object for AMD GPUs.
 
         ``-isystem <hip_amd_include>`` comes first so that a system-wide (older) HIP in
-        /usr/include can never shadow the HIP 6.4 headers; ``-DHIP_ENABLE_WARP_SYNC_BUILTINS``
-        declares the warp ``*_sync`` functions (64-bit masks) as HIP 7 does by default.
+        /usr/include can never shadow the HIP 6.4 headers; ``-isystem <amd_library_include>``
+        (when listed) follows it, so ``#include <hipblas/hipblas.h>``, ``<hipcub/hipcub.hpp>``,
+        ``<thrust/sort.h>`` (rocThrust)... resolve as on a ROCm install;
+        ``-DHIP_ENABLE_WARP_SYNC_BUILTINS`` declares the warp ``*_sync`` functions (64-bit
+        masks) as HIP 7 does by default. Compile only: nothing is linked.
 
         Args:
             source: the ``.hip`` (or ``.cpp``) file; compiled as HIP whatever its name.
@@ -248,9 +264,11 @@ class Toolchain:
         """
         if isinstance(offload_archs, str) or not offload_archs:
             raise ValueError("offload_archs must be a non-empty sequence such as ['gfx90a']")
+        libs = ["-isystem", str(self.amd_library_include)] if self.amd_library_include is not None else []
         return [
             str(self.clang),
             "-isystem", str(self.hip_amd_include),
+            *libs,
             "-x", "hip",
             "-DHIP_ENABLE_WARP_SYNC_BUILTINS",
             *[f"--offload-arch={a}" for a in offload_archs],
@@ -367,8 +385,16 @@ class Toolchain:
         link: bool,
         extra_flags: Sequence[str],
         hip: bool,
+        libraries: Sequence[str] = (),
     ) -> list[str]:
         sm = _sm_number(arch)
+        if isinstance(libraries, str):
+            raise ValueError("libraries must be a sequence of names such as ['cublas', 'curand']")
+        for lib in libraries:
+            if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_+.-]*", lib):
+                raise ValueError(f"library names look like 'cublas' (no -l, no path), got {lib!r}")
+        if libraries and not link:
+            raise ValueError("libraries need link=True (an object file links nothing)")
         return [
             str(self.nvcc),
             "-ccbin", str(self.ccbin),
@@ -382,6 +408,7 @@ class Toolchain:
             *([] if link else ["-c"]),
             str(source),
             "-o", str(output),
+            *[f"-l{lib}" for lib in libraries],
         ]
 
     def nvidia_compile_command(
@@ -391,14 +418,16 @@ class Toolchain:
         arch: str = "sm_90",
         link: bool = True,
         extra_flags: Sequence[str] = (),
+        *,
+        libraries: Sequence[str] = (),
     ) -> list[str]:
         """Build the nvcc 12.4 command compiling a HIP file for NVIDIA (HIP_PLATFORM nvidia).
 
         The command is ``nvcc -ccbin g++-12 -x cu -I <hip_nvidia_include> -gencode
         arch=compute_90,code=[sm_90,compute_90] -O2 -diag-suppress 2810 -Xcompiler
-        -Wno-deprecated-declarations [extra_flags] [-c] source -o output``; the HIP headers
-        see ``__NVCC__`` and select the NVIDIA platform. A linked binary carries cudart
-        statically and needs glibc >= 2.34 where it runs.
+        -Wno-deprecated-declarations [extra_flags] [-c] source -o output [-lNAME...]``; the
+        HIP headers see ``__NVCC__`` and select the NVIDIA platform. A linked binary carries
+        cudart statically and needs glibc >= 2.34 where it runs.
 
         Args:
             source: the ``.hip`` file (``-x cu`` makes nvcc treat it as CUDA).
@@ -406,14 +435,21 @@ class Toolchain:
             arch: ``sm_NN`` (default ``sm_90``); SASS for it plus PTX for ``compute_NN``.
             link: link an executable; False adds ``-c``.
             extra_flags: more arguments, placed before the source file.
+            libraries: CUDA libraries to link, by name (``["cublas", "curand"]`` gives
+                ``-lcublas -lcurand`` after the source). They resolve in
+                ``cuda_library_dir``: NVIDIA's link stubs for cuBLAS, cuBLASLt, cuRAND, cuFFT,
+                cuSPARSE, cuSOLVER (the binary then needs the real ``libcublas.so.12``... where
+                it runs), ``libcudart.so``.
 
         Returns:
             The argument list (first element: the relocatable nvcc path).
 
         Raises:
-            ValueError: arch is not of the form ``sm_NN``.
+            ValueError: arch is not of the form ``sm_NN``; a library name holds anything but
+                letters, digits and ``_+.-`` or starts with ``-`` (e.g. ``-lcublas``, a path); libraries with
+                link=False.
         """
-        return self._nvcc_command(source, output, arch, link, extra_flags, hip=True)
+        return self._nvcc_command(source, output, arch, link, extra_flags, hip=True, libraries=libraries)
 
     def cuda_compile_command(
         self,
@@ -422,6 +458,8 @@ class Toolchain:
         arch: str = "sm_90",
         link: bool = True,
         extra_flags: Sequence[str] = (),
+        *,
+        libraries: Sequence[str] = (),
     ) -> list[str]:
         """Build the nvcc command for an original CUDA ``.cu`` file.
 
@@ -429,7 +467,7 @@ class Toolchain:
         original build and its ported build differ only by the HIP layer. Arguments,
         return value and errors as there.
         """
-        return self._nvcc_command(source, output, arch, link, extra_flags, hip=False)
+        return self._nvcc_command(source, output, arch, link, extra_flags, hip=False, libraries=libraries)
 
     def compile_nvidia(
         self,
@@ -439,6 +477,8 @@ class Toolchain:
         link: bool = True,
         extra_flags: Sequence[str] = (),
         timeout: float | None = 600,
+        *,
+        libraries: Sequence[str] = (),
     ) -> subprocess.CompletedProcess:
         """Run ``nvidia_compile_command`` (arguments as there).
 
@@ -452,7 +492,7 @@ class Toolchain:
             CompileError: nvcc exited non-zero or timed out.
             ValueError: as nvidia_compile_command.
         """
-        cmd = self.nvidia_compile_command(source, output, arch, link, extra_flags)
+        cmd = self.nvidia_compile_command(source, output, arch, link, extra_flags, libraries=libraries)
         return _run(cmd, CompileError, timeout)
 
     def compile_cuda(
@@ -463,9 +503,11 @@ class Toolchain:
         link: bool = True,
         extra_flags: Sequence[str] = (),
         timeout: float | None = 600,
+        *,
+        libraries: Sequence[str] = (),
     ) -> subprocess.CompletedProcess:
         """Run ``cuda_compile_command`` (arguments, result and errors as compile_nvidia)."""
-        cmd = self.cuda_compile_command(source, output, arch, link, extra_flags)
+        cmd = self.cuda_compile_command(source, output, arch, link, extra_flags, libraries=libraries)
         return _run(cmd, CompileError, timeout)
 
 
@@ -502,26 +544,28 @@ def cmake_configure_command(source_dir: StrPath, build_dir: StrPath, offload_arc
 
 
 def nvidia_compile_command(source: StrPath, output: StrPath, arch: str = "sm_90", link: bool = True,
-                           extra_flags: Sequence[str] = (), *, toolchain: Toolchain | None = None) -> list[str]:
+                           extra_flags: Sequence[str] = (), *, libraries: Sequence[str] = (),
+                           toolchain: Toolchain | None = None) -> list[str]:
     """See Toolchain.nvidia_compile_command. Raises ToolchainMissing, ValueError."""
-    return _tc(toolchain).nvidia_compile_command(source, output, arch, link, extra_flags)
+    return _tc(toolchain).nvidia_compile_command(source, output, arch, link, extra_flags, libraries=libraries)
 
 
 def cuda_compile_command(source: StrPath, output: StrPath, arch: str = "sm_90", link: bool = True,
-                         extra_flags: Sequence[str] = (), *, toolchain: Toolchain | None = None) -> list[str]:
+                         extra_flags: Sequence[str] = (), *, libraries: Sequence[str] = (),
+                         toolchain: Toolchain | None = None) -> list[str]:
     """See Toolchain.cuda_compile_command. Raises ToolchainMissing, ValueError."""
-    return _tc(toolchain).cuda_compile_command(source, output, arch, link, extra_flags)
+    return _tc(toolchain).cuda_compile_command(source, output, arch, link, extra_flags, libraries=libraries)
 
 
 def compile_nvidia(source: StrPath, output: StrPath, arch: str = "sm_90", link: bool = True,
                    extra_flags: Sequence[str] = (), *, timeout: float | None = 600,
-                   toolchain: Toolchain | None = None) -> subprocess.CompletedProcess:
+                   libraries: Sequence[str] = (), toolchain: Toolchain | None = None) -> subprocess.CompletedProcess:
     """See Toolchain.compile_nvidia. Raises ToolchainMissing, CompileError, ValueError."""
-    return _tc(toolchain).compile_nvidia(source, output, arch, link, extra_flags, timeout)
+    return _tc(toolchain).compile_nvidia(source, output, arch, link, extra_flags, timeout, libraries=libraries)
 
 
 def compile_cuda(source: StrPath, output: StrPath, arch: str = "sm_90", link: bool = True,
                  extra_flags: Sequence[str] = (), *, timeout: float | None = 600,
-                 toolchain: Toolchain | None = None) -> subprocess.CompletedProcess:
+                 libraries: Sequence[str] = (), toolchain: Toolchain | None = None) -> subprocess.CompletedProcess:
     """See Toolchain.compile_cuda. Raises ToolchainMissing, CompileError, ValueError."""
-    return _tc(toolchain).compile_cuda(source, output, arch, link, extra_flags, timeout)
+    return _tc(toolchain).compile_cuda(source, output, arch, link, extra_flags, timeout, libraries=libraries)

@@ -8,6 +8,7 @@
 #   apt/<suite>/          private apt views of trixie (main non-free) and sid (main)
 #   pkgs/<suite>/<name>/  packages unpacked with dpkg -x (nvidia-cuda-dev: only what nvcc needs)
 #   cuda/                 relocatable CUDA 12.4 folder (bin/nvcc + nvcc.profile using $(_HERE_))
+#   amd-libs/usr/         the HIP/ROCm math libraries (sid) merged into one prefix (hard links)
 #   hip-amd-cmake/, hip-amd.cmake   HIP root (links) and toolchain file for CMake's HIP language
 #   stamps/               one file per finished step; a finished step is skipped next time
 #   toolchain.json        absolute paths read by hipport/toolchain.py
@@ -188,7 +189,6 @@ fetch_suite() {  # fetch_suite SUITE PKG... : one apt-get download for all missi
     fi
   done
   [ ${#todo[@]} -gt 0 ] || return 0
-  invalidate
   mkdir -p "$dl" "$TC/pkgs/$suite"
   mapfile -t opts < <(apt_opts "$suite")
   log "download $suite: ${todo[*]}"
@@ -199,6 +199,8 @@ fetch_suite() {  # fetch_suite SUITE PKG... : one apt-get download for all missi
     rm -f "$dl"/*.deb
     (cd "$dl" && apt-get "${opts[@]}" -qq download "${todo[@]}") || die "cannot download from $suite: ${todo[*]}"
   fi
+  # Nothing installed has changed while downloading: only now withdraw toolchain.json.
+  invalidate
   local deb version dest work
   for pkg in "${todo[@]}"; do
     deb="$(ls "$dl/${pkg}_"*.deb)"
@@ -216,10 +218,26 @@ fetch_suite() {  # fetch_suite SUITE PKG... : one apt-get download for all missi
   rm -rf "$dl"
 }
 
-fetch_suite trixie nvidia-cuda-toolkit nvidia-cuda-dev libcu++-dev libamdhip64-dev rocm-device-libs-17
+# libcudart12: the shared CUDA runtime, which CMake's FindCUDAToolkit requires (CUDA_CUDART);
+# nvcc itself links cudart statically. cuBLAS, cuRAND, cuFFT, cuSPARSE and cuSOLVER link
+# through NVIDIA's link stubs in nvidia-cuda-dev's stubs/ (no real library is fetched).
+fetch_suite trixie nvidia-cuda-toolkit nvidia-cuda-dev libcu++-dev libamdhip64-dev rocm-device-libs-17 libcudart12
 # sid: current HIP headers for AMD checks, and the HIP runtime library only so that CMake's
 # HIP language can link (nothing is run on an AMD GPU here).
 fetch_suite sid libamdhip64-dev libamdhip64-6
+# sid: the HIP/ROCm math libraries. Compiling needs only the -dev packages (headers, CMake
+# packages). The runtime libraries below are fetched only because the CMake packages name
+# them (find_package stops when an imported library file is missing) and lld links against
+# them; amd_comgr and hsa-runtime64 are what find_package(hip) itself looks for. rocBLAS,
+# rocSPARSE, rocSOLVER, hipBLASLt and RCCL are left out (280, 362, 530, 159 and 125 MB
+# downloads; librocblas.so alone is 1 GB): their headers compile, their find_package fails.
+AMD_LIB_DEV_PKGS=(libhipblas-dev libhipblas-common-dev librocblas-dev libhipsparse-dev
+  librocsparse-dev libhipsolver-dev librocsolver-dev libhipfft-dev librocfft-dev libhiprand-dev
+  librocrand-dev libhipcub-dev librocprim-dev librocthrust-dev libmiopen-dev librccl-dev
+  libhipblaslt-dev)
+AMD_LIB_RUNTIME_PKGS=(libhipblas2 libhipsparse1 libhipsolver0 libhipfft0 librocfft0 libhiprand1
+  librocrand1 libmiopen1 libamd-comgr-dev libamd-comgr3 libhsa-runtime-dev libhsa-runtime64-1)
+fetch_suite sid "${AMD_LIB_DEV_PKGS[@]}" "${AMD_LIB_RUNTIME_PKGS[@]}"
 
 CUDA_TK="$TC/pkgs/trixie/nvidia-cuda-toolkit"
 CUDA_DEV="$TC/pkgs/trixie/nvidia-cuda-dev"
@@ -228,6 +246,7 @@ HIP_NV="$TC/pkgs/trixie/libamdhip64-dev"
 HIP_AMD="$TC/pkgs/sid/libamdhip64-dev"
 HIP_AMD_RT="$TC/pkgs/sid/libamdhip64-6"
 DEVLIBS="$TC/pkgs/trixie/rocm-device-libs-17"
+CUDART="$TC/pkgs/trixie/libcudart12"
 
 ver() { cat "$1/.hipport-deb-version"; }
 HIP_AMD_VERSION="$(ver "$HIP_AMD")"
@@ -237,6 +256,13 @@ CUDA_VERSION="$(ver "$CUDA_TK")"
 case "$HIP_AMD_VERSION" in 6.4.*) ;; *) log "WARNING: sid libamdhip64-dev is $HIP_AMD_VERSION, tested with 6.4.3" ;; esac
 case "$HIP_NV_VERSION" in 5.7.*) ;; *) log "WARNING: trixie libamdhip64-dev is $HIP_NV_VERSION, tested with 5.7.1" ;; esac
 case "$CUDA_VERSION" in 12.4.*) ;; *) log "WARNING: trixie nvidia-cuda-toolkit is $CUDA_VERSION, tested with 12.4" ;; esac
+for p in "${AMD_LIB_DEV_PKGS[@]}"; do
+  # hipBLASLt and hipblas-common are 7.1 in sid, RCCL 5.4; the others 6.4.
+  case "$p:$(ver "$TC/pkgs/sid/$p")" in
+    libhipblaslt-dev:7.1.*|libhipblas-common-dev:7.1.*|librccl-dev:5.4.*|*:6.4.*) ;;
+    *) log "WARNING: sid $p is $(ver "$TC/pkgs/sid/$p"), untested" ;;
+  esac
+done
 [ -d "$HIP_NV/usr/include/hip/nvidia_detail" ] || die "trixie libamdhip64-dev lacks hip/nvidia_detail"
 
 DEVLIB_DIR="$(ls -d "$DEVLIBS"/usr/lib/llvm-*/lib/clang/*/amdgcn/bitcode | head -n1)"
@@ -245,10 +271,12 @@ DEVLIB_DIR="$(ls -d "$DEVLIBS"/usr/lib/llvm-*/lib/clang/*/amdgcn/bitcode | head 
 # ---------------------------------------------------------------------------
 # 4. relocatable CUDA folder (Debian's nvcc.profile holds absolute /usr paths).
 #    Links are relative so the whole toolchain folder may be moved as one piece.
-if ! done_step cuda-folder || [ ! -x "$TC/cuda/bin/nvcc" ]; then
+#    lib64/ is a folder of links: nvidia-cuda-dev's static libraries and stubs/ (the link
+#    stubs of libcuda, cuBLAS, cuRAND, cuFFT, cuSPARSE, cuSOLVER...), and libcudart.so from
+#    libcudart12 (stamp v2: before it, lib64 was a link to nvidia-cuda-dev's folder).
+if ! done_step cuda-folder-v2 || [ ! -x "$TC/cuda/bin/nvcc" ]; then
   log "build relocatable CUDA folder"
   invalidate
-  rm -rf "$TC/cuda"
   c="$TMP/cuda"
   mkdir -p "$c/bin" "$c/nvvm"
   # Hard links where possible (same file system): nvcc finds nvcc.profile next to itself.
@@ -256,7 +284,14 @@ if ! done_step cuda-folder || [ ! -x "$TC/cuda/bin/nvcc" ]; then
         "$CUDA_TK"/usr/bin/{ptxas,fatbinary,nvlink,cudafe++,bin2c,cuobjdump})
   cp -al "${bins[@]}" "$c/bin/" 2>/dev/null || { rm -rf "$c/bin"; mkdir -p "$c/bin"; cp -a "${bins[@]}" "$c/bin/"; }
   ln -s ../pkgs/trixie/nvidia-cuda-dev/usr/include "$c/include"
-  ln -s ../pkgs/trixie/nvidia-cuda-dev/usr/lib/x86_64-linux-gnu "$c/lib64"
+  mkdir -p "$c/lib64"
+  for f in "$CUDA_DEV"/usr/lib/x86_64-linux-gnu/*; do
+    ln -s "../../pkgs/trixie/nvidia-cuda-dev/usr/lib/x86_64-linux-gnu/$(basename "$f")" "$c/lib64/"
+  done
+  for f in "$CUDART"/usr/lib/x86_64-linux-gnu/libcudart.so.*; do
+    ln -s "../../pkgs/trixie/libcudart12/usr/lib/x86_64-linux-gnu/$(basename "$f")" "$c/lib64/"
+  done
+  ln -s libcudart.so.12 "$c/lib64/libcudart.so"  # the dev link (nvidia-cuda-dev has it)
   ln -s ../../pkgs/trixie/nvidia-cuda-toolkit/usr/lib/nvidia-cuda-toolkit/libdevice "$c/nvvm/libdevice"
   # libcu++ (nv/target, cuda/std) is its own package: a second include folder.
   ln -s ../pkgs/trixie/libcu++-dev/usr/include "$c/include-libcu++"
@@ -269,13 +304,51 @@ INCLUDES          += "-I$(TOP)/include" "-I$(TOP)/include-libcu++" $(_SPACE_)
 LIBRARIES         =+ $(_SPACE_) "-L$(TOP)/lib64/stubs" "-L$(TOP)/lib64"
 EOF
   "$c/bin/nvcc" --version >/dev/null || die "the relocated nvcc does not run"
+  rm -rf "$TC/cuda"
   mv "$c" "$TC/cuda"
-  mark_done cuda-folder
+  for l in libcudart.so libcudart_static.a stubs/libcublas.so stubs/libcurand.so; do
+    [ -e "$TC/cuda/lib64/$l" ] || die "cuda/lib64/$l missing or a broken link"
+  done
+  rm -f "$STAMPS/cuda-folder"  # the stamp of the layout before v2
+  mark_done cuda-folder-v2
 else
   log "have relocatable CUDA folder"
 fi
 NVCC="$TC/cuda/bin/nvcc"
 CUOBJDUMP="$TC/cuda/bin/cuobjdump"
+
+# ---------------------------------------------------------------------------
+# 4a. amd-libs/usr: the sid math-library packages merged into one prefix, as on a ROCm
+#     install. Hard links, not symbolic ones: the ROCm CMake packages locate their prefix
+#     through the REALPATH of their config file, and their imported libraries come from
+#     other packages (libhipblas-dev's hipblas-targets.cmake names libhipblas2's library).
+#     The stamp holds the package versions; another set rebuilds the folder.
+AMD_LIBS="$TC/amd-libs"
+amd_libs_id="$(for p in "${AMD_LIB_DEV_PKGS[@]}" "${AMD_LIB_RUNTIME_PKGS[@]}"; do
+  echo "$p $(ver "$TC/pkgs/sid/$p")"; done)"
+if ! done_step amd-libs || [ "$(cat "$STAMPS/amd-libs")" != "$amd_libs_id" ] || [ ! -d "$AMD_LIBS/usr/include" ]; then
+  log "merge the AMD math libraries into amd-libs/"
+  invalidate
+  # Beside its final place (hard links need the same file system; tmp/ is inside $TC too).
+  a="$TMP/amd-libs"
+  mkdir -p "$a"
+  for p in "${AMD_LIB_DEV_PKGS[@]}" "${AMD_LIB_RUNTIME_PKGS[@]}"; do
+    # No two of these packages ship the same file: cp -l fails if one ever does.
+    cp -al "$TC/pkgs/sid/$p/usr" "$a/" || die "cannot merge sid/$p into amd-libs"
+  done
+  for h in hipblas/hipblas.h rocblas/rocblas.h hiprand/hiprand.h rocrand/rocrand.h hipfft/hipfft.h \
+           rocfft/rocfft.h hipsparse/hipsparse.h rocsparse/rocsparse.h hipsolver/hipsolver.h \
+           rocsolver/rocsolver.h hipcub/hipcub.hpp rocprim/rocprim.hpp thrust/device_vector.h \
+           miopen/miopen.h rccl/rccl.h hipblaslt/hipblaslt.h; do
+    [ -f "$a/usr/include/$h" ] || die "amd-libs: $h missing"
+  done
+  [ ! -e "$a/usr/include/hip" ] || die "amd-libs: a library package ships include/hip (would shadow HIP)"
+  rm -rf "$AMD_LIBS"
+  mv "$a" "$AMD_LIBS"
+  printf '%s\n' "$amd_libs_id" >"$STAMPS/amd-libs.tmp" && mv -f "$STAMPS/amd-libs.tmp" "$STAMPS/amd-libs"
+else
+  log "have amd-libs/ (HIP/ROCm math libraries)"
+fi
 
 # ---------------------------------------------------------------------------
 # 4b. CMake HIP language (project(x LANGUAGES HIP)) for AMD: a HIP root made of links
@@ -284,16 +357,18 @@ CUOBJDUMP="$TC/cuda/bin/cuobjdump"
 #     folders above itself, hence lib/cmake and the top-level lib/include links. Linking
 #     uses lld: it accepts libamdhip64.so.6 without its own dependencies (ROCr, comgr),
 #     which are not installed because nothing is ever run on an AMD GPU here.
+#     find_package(hip) (which every ROCm library package calls) wants <root>/bin to exist
+#     and finds amd_comgr and hsa-runtime64 in amd-libs/ through CMAKE_PREFIX_PATH; v2 adds
+#     those and the library headers.
 CMAKE_ROOT="$TC/hip-amd-cmake"
 CMAKE_TCFILE="$TC/hip-amd.cmake"
-if ! done_step cmake-hip || [ ! -f "$CMAKE_TCFILE" ] || [ ! -d "$CMAKE_ROOT" ]; then
+if ! done_step cmake-hip-v2 || [ ! -f "$CMAKE_TCFILE" ] || [ ! -d "$CMAKE_ROOT" ]; then
   log "CMake HIP root and toolchain file"
   invalidate
-  rm -rf "$CMAKE_ROOT" "$CMAKE_TCFILE"
   # Built beside its final place (not under tmp/) so that its relative links resolve.
   r="$TC/.hip-amd-cmake.partial"
   rm -rf "$r"
-  mkdir -p "$r/usr/lib/x86_64-linux-gnu"
+  mkdir -p "$r/usr/lib/x86_64-linux-gnu" "$r/usr/bin"  # bin: hip-config.cmake checks it exists
   ln -s ../../pkgs/sid/libamdhip64-dev/usr/include "$r/usr/include"
   ln -s ../../pkgs/sid/libamdhip64-dev/usr/share "$r/usr/share"
   ml="$r/usr/lib/x86_64-linux-gnu"
@@ -316,14 +391,30 @@ if ! done_step cmake-hip || [ ! -f "$CMAKE_TCFILE" ] || [ ! -d "$CMAKE_ROOT" ]; 
 set(CMAKE_HIP_COMPILER "$CLANG")
 set(CMAKE_HIP_COMPILER_ROCM_ROOT "$CMAKE_ROOT/usr")
 set(CMAKE_HIP_COMPILER_ROCM_LIB "$CMAKE_ROOT/usr/lib")
-set(CMAKE_HIP_FLAGS_INIT "-isystem $CMAKE_ROOT/usr/include --hip-path=$CMAKE_ROOT/usr --rocm-device-lib-path=$DEVLIB_DIR -DHIP_ENABLE_WARP_SYNC_BUILTINS -fuse-ld=lld")
+# The HIP/ROCm math-library headers come after HIP's, as from /opt/rocm/include on ROCm.
+set(CMAKE_HIP_FLAGS_INIT "-isystem $CMAKE_ROOT/usr/include -isystem $AMD_LIBS/usr/include --hip-path=$CMAKE_ROOT/usr --rocm-device-lib-path=$DEVLIB_DIR -DHIP_ENABLE_WARP_SYNC_BUILTINS -fuse-ld=lld")
 if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)
   set(CMAKE_HIP_ARCHITECTURES "gfx90a;gfx942;gfx1030;gfx1100")
 endif()
+# find_package(hip hipblas hiprand rocrand hipcub rocprim rocthrust hipfft rocfft hipsparse
+# hipsolver miopen): HIP's root first, then the merged libraries. Not found: rocblas,
+# rocsparse, rocsolver, hipblaslt, rccl (their runtime libraries are not installed).
+list(APPEND CMAKE_PREFIX_PATH "$CMAKE_ROOT/usr" "$AMD_LIBS/usr")
+# sid's libraries were built against glibc 2.38+ and libstdc++ 14 (GLIBCXX_3.4.32), newer
+# than bookworm's; lld checks a library's undefined symbols once it finds all its
+# dependencies. Nothing built here runs on an AMD GPU, so links accept them.
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-Wl,--allow-shlib-undefined")
+set(CMAKE_SHARED_LINKER_FLAGS_INIT "-Wl,--allow-shlib-undefined")
+# hip-config.cmake runs amdgpu-arch (there is no GPU) unless GPU_TARGETS is set.
+if(NOT DEFINED GPU_TARGETS)
+  set(GPU_TARGETS "\${CMAKE_HIP_ARCHITECTURES}")
+endif()
 EOF
+  rm -rf "$CMAKE_ROOT" "$CMAKE_TCFILE"
   mv "$r" "$CMAKE_ROOT"
   mv "$TMP/hip-amd.cmake" "$CMAKE_TCFILE"
-  mark_done cmake-hip
+  rm -f "$STAMPS/cmake-hip"  # the stamp of the layout before v2
+  mark_done cmake-hip-v2
 else
   log "have CMake HIP root and toolchain file"
 fi
@@ -335,7 +426,9 @@ log "write toolchain.json"
 TC_CLANG="$CLANG" TC_BUNDLER="$BUNDLER" TC_OBJCOPY="$OBJCOPY" TC_HIP_AMD="$HIP_AMD/usr" \
 TC_DEVLIB="$DEVLIB_DIR" TC_NVCC="$NVCC" TC_CUOBJDUMP="$CUOBJDUMP" TC_HIP_NV="$HIP_NV/usr" \
 TC_CCBIN="$CCBIN" TC_HIP_AMD_VERSION="$HIP_AMD_VERSION" TC_HIP_NV_VERSION="$HIP_NV_VERSION" \
-TC_CUDA_VERSION="$CUDA_VERSION" TC_CMAKE="$CMAKE_BIN" TC_CMAKE_TCFILE="$CMAKE_TCFILE" python3 - "$TC/toolchain.json" <<'EOF'
+TC_CUDA_VERSION="$CUDA_VERSION" TC_CMAKE="$CMAKE_BIN" TC_CMAKE_TCFILE="$CMAKE_TCFILE" \
+TC_AMD_LIBS="$AMD_LIBS/usr" TC_CUDA_LIBS="$TC/cuda/lib64" \
+TC_AMD_LIBRARY_VERSIONS="$amd_libs_id" python3 - "$TC/toolchain.json" <<'EOF'
 import json, os, sys
 e = os.environ
 data = {
@@ -355,9 +448,16 @@ data = {
     "cuda_version": e["TC_CUDA_VERSION"],
     "cmake": e["TC_CMAKE"],
     "cmake_hip_toolchain_file": e["TC_CMAKE_TCFILE"],
+    # Include root of the HIP/ROCm math libraries (hipblas/, rocblas/, hiprand/, thrust/...).
+    "amd_library_include": os.path.join(e["TC_AMD_LIBS"], "include"),
+    # Where -lcublas -lcurand ... resolve for nvcc (link stubs in stubs/, libcudart.so).
+    "cuda_library_dir": e["TC_CUDA_LIBS"],
+    "amd_library_versions": dict(line.split(" ", 1) for line in e["TC_AMD_LIBRARY_VERSIONS"].splitlines()),
 }
 for key, value in data.items():
-    if key != "version" and not key.endswith("_version") and not os.path.exists(value):
+    if key in ("version", "amd_library_versions"):
+        continue
+    if not key.endswith("_version") and not os.path.exists(value):
         sys.exit(f"install-toolchain: ERROR: {key} path does not exist: {value}")
 path = sys.argv[1]
 with open(path + ".tmp", "w") as f:
@@ -372,7 +472,7 @@ if done_step selfcheck && [ $FORCE_CHECK -eq 0 ]; then
   log "self-check passed before (run with --check to repeat it)"
 else
   rm -f "$STAMPS/selfcheck"
-  log "self-check: vadd.hip for gfx90a gfx942 gfx1030 gfx1100 and sm_90, and with CMake"
+  log "self-check: vadd.hip for gfx90a gfx942 gfx1030 gfx1100 and sm_90 (-lcublas -lcurand), and with CMake (hipblas)"
   sc="$TMP/selfcheck"
   mkdir -p "$sc"
   cat >"$sc/vadd.hip" <<'EOF'
@@ -409,22 +509,25 @@ EOF
   got="$("$BUNDLER" --list --type=o --input="$sc/fatbin.bin" | grep amdgcn | sort | tr '\n' ' ')"
   want="$(for a in "${archs[@]}"; do echo "hipv4-amdgcn-amd-amdhsa--$a"; done | sort | tr '\n' ' ')"
   [ "$got" = "$want" ] || die "self-check: code objects are [$got], expected [$want]"
+  # -lcublas -lcurand: the library links resolve (stubs/), cheap to check here.
   nv_cmd=("$NVCC" -ccbin "$CCBIN" -x cu -I "$HIP_NV/usr/include"
           -gencode 'arch=compute_90,code=[sm_90,compute_90]' -O2 -diag-suppress 2810
-          -Xcompiler -Wno-deprecated-declarations "$sc/vadd.hip" -o "$sc/vadd_nv")
+          -Xcompiler -Wno-deprecated-declarations "$sc/vadd.hip" -o "$sc/vadd_nv" -lcublas -lcurand)
   "${nv_cmd[@]}" >"$sc/nv.log" 2>&1 || { cat "$sc/nv.log" >&2; die "self-check: NVIDIA compile failed: ${nv_cmd[*]}"; }
   "$CUOBJDUMP" --list-elf "$sc/vadd_nv" | grep -q sm_90 || die "self-check: no sm_90 code in the NVIDIA binary"
-  # CMake: HIP language project, configure + build (link) for gfx90a.
+  # CMake: HIP language project, configure + build (link) for gfx90a, with a ROCm library
+  # package (find_package(hipblas) also finds hip, amd_comgr, hsa-runtime64, hipblas-common).
   mkdir -p "$sc/cmake"
   cp "$sc/vadd.hip" "$sc/cmake/vadd.hip"
   printf '%s\n' 'cmake_minimum_required(VERSION 3.21)' 'project(vadd LANGUAGES CXX HIP)' \
-    'add_executable(vadd vadd.hip)' >"$sc/cmake/CMakeLists.txt"
+    'find_package(hipblas CONFIG REQUIRED)' 'add_executable(vadd vadd.hip)' \
+    'target_link_libraries(vadd PRIVATE roc::hipblas)' >"$sc/cmake/CMakeLists.txt"
   { "$CMAKE_BIN" -S "$sc/cmake" -B "$sc/cmake/build" -DCMAKE_TOOLCHAIN_FILE="$CMAKE_TCFILE" \
       -DCMAKE_HIP_ARCHITECTURES=gfx90a && "$CMAKE_BIN" --build "$sc/cmake/build"; } >"$sc/cmake.log" 2>&1 \
     || { cat "$sc/cmake.log" >&2; die "self-check: CMake HIP project did not configure/build"; }
   [ -x "$sc/cmake/build/vadd" ] || die "self-check: CMake built no vadd executable"
   mark_done selfcheck
-  log "self-check ok: $got+ sm_90 + CMake HIP executable"
+  log "self-check ok: $got+ sm_90 + CMake HIP executable with hipblas"
 fi
 
 log "done: $TC/toolchain.json (HIP $HIP_AMD_VERSION for AMD, HIP $HIP_NV_VERSION + CUDA $CUDA_VERSION for NVIDIA)"
