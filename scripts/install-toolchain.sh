@@ -221,7 +221,9 @@ fetch_suite() {  # fetch_suite SUITE PKG... : one apt-get download for all missi
 # libcudart12: the shared CUDA runtime, which CMake's FindCUDAToolkit requires (CUDA_CUDART);
 # nvcc itself links cudart statically. cuBLAS, cuRAND, cuFFT, cuSPARSE and cuSOLVER link
 # through NVIDIA's link stubs in nvidia-cuda-dev's stubs/ (no real library is fetched).
-fetch_suite trixie nvidia-cuda-toolkit nvidia-cuda-dev libcu++-dev libamdhip64-dev rocm-device-libs-17 libcudart12
+# libcub-dev, libthrust-dev: CUB and Thrust 2.3.2 (CUDA 12.4's own), packaged apart from the toolkit.
+fetch_suite trixie nvidia-cuda-toolkit nvidia-cuda-dev libcu++-dev libamdhip64-dev rocm-device-libs-17 libcudart12 \
+  libcub-dev libthrust-dev
 # sid: current HIP headers for AMD checks, and the HIP runtime library only so that CMake's
 # HIP language can link (nothing is run on an AMD GPU here).
 fetch_suite sid libamdhip64-dev libamdhip64-6
@@ -273,8 +275,9 @@ DEVLIB_DIR="$(ls -d "$DEVLIBS"/usr/lib/llvm-*/lib/clang/*/amdgcn/bitcode | head 
 #    Links are relative so the whole toolchain folder may be moved as one piece.
 #    lib64/ is a folder of links: nvidia-cuda-dev's static libraries and stubs/ (the link
 #    stubs of libcuda, cuBLAS, cuRAND, cuFFT, cuSPARSE, cuSOLVER...), and libcudart.so from
-#    libcudart12 (stamp v2: before it, lib64 was a link to nvidia-cuda-dev's folder).
-if ! done_step cuda-folder-v2 || [ ! -x "$TC/cuda/bin/nvcc" ]; then
+#    libcudart12 (stamp v2: before it, lib64 was a link to nvidia-cuda-dev's folder; v3 adds
+#    the CUB and Thrust include folders).
+if ! done_step cuda-folder-v3 || [ ! -x "$TC/cuda/bin/nvcc" ]; then
   log "build relocatable CUDA folder"
   invalidate
   c="$TMP/cuda"
@@ -293,24 +296,27 @@ if ! done_step cuda-folder-v2 || [ ! -x "$TC/cuda/bin/nvcc" ]; then
   done
   ln -s libcudart.so.12 "$c/lib64/libcudart.so"  # the dev link (nvidia-cuda-dev has it)
   ln -s ../../pkgs/trixie/nvidia-cuda-toolkit/usr/lib/nvidia-cuda-toolkit/libdevice "$c/nvvm/libdevice"
-  # libcu++ (nv/target, cuda/std) is its own package: a second include folder.
+  # libcu++ (nv/target, cuda/std), CUB and Thrust are packages of their own: more include folders.
   ln -s ../pkgs/trixie/libcu++-dev/usr/include "$c/include-libcu++"
+  ln -s ../pkgs/trixie/libcub-dev/usr/include "$c/include-cub"
+  ln -s ../pkgs/trixie/libthrust-dev/usr/include "$c/include-thrust"
   cat >"$c/bin/nvcc.profile" <<'EOF'
 # Written by hipport scripts/install-toolchain.sh: paths relative to this folder.
 TOP                = $(_HERE_)/..
 NVVMIR_LIBRARY_DIR = $(TOP)/nvvm/libdevice
 PATH              += $(_HERE_):
-INCLUDES          += "-I$(TOP)/include" "-I$(TOP)/include-libcu++" $(_SPACE_)
+INCLUDES          += "-I$(TOP)/include" "-I$(TOP)/include-libcu++" "-I$(TOP)/include-cub" "-I$(TOP)/include-thrust" $(_SPACE_)
 LIBRARIES         =+ $(_SPACE_) "-L$(TOP)/lib64/stubs" "-L$(TOP)/lib64"
 EOF
   "$c/bin/nvcc" --version >/dev/null || die "the relocated nvcc does not run"
   rm -rf "$TC/cuda"
   mv "$c" "$TC/cuda"
-  for l in libcudart.so libcudart_static.a stubs/libcublas.so stubs/libcurand.so; do
-    [ -e "$TC/cuda/lib64/$l" ] || die "cuda/lib64/$l missing or a broken link"
+  for l in lib64/libcudart.so lib64/libcudart_static.a lib64/stubs/libcublas.so lib64/stubs/libcurand.so \
+           include-cub/cub/cub.cuh include-thrust/thrust/device_vector.h; do
+    [ -e "$TC/cuda/$l" ] || die "cuda/$l missing or a broken link"
   done
-  rm -f "$STAMPS/cuda-folder"  # the stamp of the layout before v2
-  mark_done cuda-folder-v2
+  rm -f "$STAMPS/cuda-folder" "$STAMPS/cuda-folder-v2"  # stamps of earlier layouts
+  mark_done cuda-folder-v3
 else
   log "have relocatable CUDA folder"
 fi
