@@ -236,6 +236,16 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "removed-api": _MAPPING_FIELDS,
     "deprecated-api": _MAPPING_FIELDS,
     "experimental-api": _MAPPING_FIELDS,
+    # build files (hipport.buildfiles)
+    "cmake-cuda-kept": frozenset({"name", "construct", "note", "advice"}),
+    "findcuda-command-kept": frozenset({"name", "construct", "note", "advice"}),
+    "nvcc-flag-kept": frozenset({"name", "construct", "note", "advice"}),
+    "nvcc-flag-removed": frozenset({"name", "construct", "note"}),
+    "cuda-library-unavailable": frozenset({"name", "construct", "library", "note"}),
+    "build-migrated": frozenset({"name", "construct", "replacement", "note"}),
+    "cuda-arch-replaced": frozenset({"name", "construct", "archs"}),
+    "makefile-kept": frozenset({"name", "construct", "note", "advice"}),
+    "build-file-syntax": frozenset({"name", "problem"}),
 }
 
 

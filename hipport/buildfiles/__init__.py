@@ -1,0 +1,1 @@
+"""Build files (CMake, Makefiles) migrated from CUDA to HIP; see docs/build-migration.md."""

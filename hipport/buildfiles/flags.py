@@ -1,0 +1,270 @@
+"""nvcc options mapped to clang's HIP options, over a sequence of words of a build file.
+
+The words come from wherever a build file hands options to nvcc: the arguments or the
+blank-separated words of a quoted argument in CMake, a Makefile variable's value or an nvcc
+command line. :func:`map_nvcc_flags` looks each word up in ``rules/build/nvcc_flags.yaml``
+(see :mod:`hipport.buildfiles.data`) and returns byte-exact edits of the text plus notes that
+the callers turn into findings. Nothing is removed without a note.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .data import BuildRules, FlagRule
+
+#: Characters that separate words in the contexts handled here (blanks, CMake list separators).
+_SEPARATORS = frozenset(" \t;")
+_HOST_SPLIT = re.compile(r"[,\s]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """A word of the text: ``text == source[start:end]``."""
+
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class TextEdit:
+    """Replace ``source[start:end]`` (a str) with ``text``."""
+
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """Something to report: the check's name, where (offset in the text) and its template fields."""
+
+    check: str
+    offset: int
+    fields: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class FlagResult:
+    """What :func:`map_nvcc_flags` decided: edits of the text and notes to report."""
+
+    edits: list[TextEdit] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+
+
+def _is_flag(text: str) -> bool:
+    return text.startswith("-") and len(text) > 1
+
+
+def _match(rules: BuildRules, words: list[Word], i: int) -> tuple[FlagRule | None, str | None, int]:
+    """(rule, value or None, words consumed) for the option starting at ``words[i]``."""
+    text = words[i].text
+    rule = rules.flags.get(text)
+    if rule is not None:
+        if not rule.takes_value:
+            return rule, None, 1
+        if i + 1 < len(words):
+            return rule, words[i + 1].text, 2
+        return rule, None, 1  # the value is missing: reported by the caller
+    if "=" in text:
+        spelling, value = text.split("=", 1)
+        rule = rules.flags.get(spelling)
+        if rule is not None and rule.takes_value:
+            return rule, value, 1
+    return None, None, 1
+
+
+def is_kept_flag(rules: BuildRules, text: str) -> bool:
+    """True when clang takes the option ``text`` as nvcc does (``-O3``, ``-Idir``, ``--compile``)."""
+    return (text in rules.keep_flags or text.split("=", 1)[0] in rules.keep_flags
+            or any(text.startswith(p) for p in rules.keep_prefixes))
+
+
+def offload_arch_flags(archs: tuple[str, ...] | list[str]) -> list[str]:
+    """``--offload-arch=`` options for the AMD architectures ``archs`` (``gfx90a``...)."""
+    return [f"--offload-arch={a}" for a in archs]
+
+
+def map_nvcc_flags(source: str, words: list[Word], rules: BuildRules, archs: tuple[str, ...], *,
+                   certain: bool, arch_mode: str, joiner: str = " ", target_libs: str = "hip",
+                   arch_done: list[bool] | None = None) -> FlagResult:
+    """Map the nvcc options among ``words`` (consecutive words of ``source``) to clang's.
+
+    Args:
+        source: the text the words come from (the gaps between words are read from it).
+        words: the words, in order; words that are not options (values, ``${VAR}``) are left
+            alone unless an option consumes them as its value.
+        rules: the build rules.
+        archs: the configured AMD architectures (``gfx90a``...).
+        certain: True where the options surely go to nvcc (CMAKE_CUDA_FLAGS, a CUDA generator
+            expression, an nvcc command line): options host compilers know too are mapped and
+            options hipport does not know are reported. False elsewhere
+            (``target_compile_options`` without a language condition): only nvcc-only
+            spellings are mapped.
+        arch_mode: ``remove`` (CMake: the architectures come from CMAKE_HIP_ARCHITECTURES) or
+            ``flags`` (Makefiles: the first architecture option becomes ``--offload-arch=``
+            options for every configured architecture, the others are removed).
+        joiner: what separates words written in place of one (`` `` or ``;``).
+        target_libs: ``hip`` or ``roc``, for ``-l<cuda library>``.
+        arch_done: a one-element list shared by the calls of one command line, so that only the
+            first architecture option there is replaced (``arch_mode == "flags"``).
+
+    Returns:
+        Edits (never overlapping) and notes (checks ``nvcc-flag-kept``, ``nvcc-flag-removed``,
+        ``cuda-arch-replaced``, ``cuda-library-unavailable``).
+    """
+    result = FlagResult()
+    replaced: dict[int, str] = {}  # word index -> new text
+    removed: set[int] = set()
+    arch_done = arch_done if arch_done is not None else [False]
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if not _is_flag(word.text):
+            i += 1
+            continue
+        if word.text.startswith("-l") and len(word.text) > 2:
+            library = rules.library_for_lib(word.text[2:])
+            if library is not None:
+                target = library.replacement(target_libs)
+                if target is not None and target.lib:
+                    replaced[i] = f"-l{target.lib}"
+                else:
+                    result.notes.append(Note("cuda-library-unavailable", word.start, {
+                        "construct": word.text, "library": library.name,
+                        "note": library.note or f"no HIP library replaces {library.name}"}))
+                i += 1
+                continue
+        rule, value, consumed = _match(rules, words, i)
+        if rule is None or (rule.ambiguous and not certain) or rule.action == "keep":
+            if certain and rule is None and not is_kept_flag(rules, word.text):
+                result.notes.append(Note("nvcc-flag-kept", word.start, {
+                    "construct": word.text, "note": "hipport does not know this nvcc option",
+                    "advice": "Check clang's HIP options for an equivalent, or remove it"}))
+            i += 1
+            continue
+        span = list(range(i, i + consumed))
+        written = " ".join(words[k].text for k in span)
+        if rule.takes_value and value is None:
+            result.notes.append(Note("nvcc-flag-kept", word.start, {
+                "construct": written, "note": "the option's value is missing",
+                "advice": "Give the option its value, or remove it"}))
+            i += consumed
+            continue
+        new: list[str] | None = None
+        if rule.action == "map":
+            if rule.values:
+                mapped = rule.values.get(value or "")
+                if mapped is None:
+                    result.notes.append(Note("nvcc-flag-kept", word.start, {
+                        "construct": written,
+                        "note": f"hipport knows no clang equivalent of the value {value!r}" + (f"; {rule.note}" if rule.note else ""),
+                        "advice": "Check clang's HIP options for an equivalent, or remove it"}))
+                    i += consumed
+                    continue
+                new = list(mapped)
+            else:
+                new = [h.replace("{value}", value or "") for h in rule.hip]
+        elif rule.action == "host":
+            new = [part for part in _HOST_SPLIT.split((value or "").strip("'\"")) if part]
+        elif rule.action == "remove":
+            result.notes.append(Note("nvcc-flag-removed", word.start, {"construct": written, "note": rule.note}))
+            removed.update(span)
+        elif rule.action == "report":
+            result.notes.append(Note("nvcc-flag-kept", word.start, {
+                "construct": written, "note": rule.note or "no clang equivalent",
+                "advice": "Remove it, or find the clang HIP option that fits"}))
+        elif rule.action == "arch":
+            result.notes.append(Note("cuda-arch-replaced", word.start, {"construct": written, "archs": ";".join(archs)}))
+            if arch_mode == "flags" and not arch_done[0]:
+                new = offload_arch_flags(archs)
+                arch_done[0] = True
+            else:
+                removed.update(span)
+        if new is not None:
+            if not new:
+                removed.update(span)
+            else:
+                replaced[i] = joiner.join(new)
+                removed.update(span[1:])
+        i += consumed
+    result.edits = _edits(source, words, replaced, removed)
+    return result
+
+
+def _separator_only(text: str) -> bool:
+    return all(c in _SEPARATORS for c in text)
+
+
+def _edits(source: str, words: list[Word], replaced: dict[int, str], removed: set[int]) -> list[TextEdit]:
+    """Turn word replacements and removals into edits; a removed word takes a neighbouring gap
+    with it when that gap holds only blanks or ``;`` (never a comment or a newline)."""
+    edits: list[TextEdit] = []
+    for i, text in replaced.items():
+        if i not in removed and text != words[i].text:
+            edits.append(TextEdit(words[i].start, words[i].end, text))
+    run_start = None
+    for i in range(len(words) + 1):
+        if i < len(words) and i in removed and i not in replaced:
+            if run_start is None:
+                run_start = i
+            continue
+        if run_start is not None:
+            run = range(run_start, i)
+            kept_before = any(k not in removed or k in replaced for k in range(run_start))
+            for k in run:
+                start, end = words[k].start, words[k].end
+                if kept_before or run_start > 0:
+                    gap = source[words[k - 1].end:start] if k > 0 else ""
+                    if k > 0 and _separator_only(gap):
+                        start = words[k - 1].end
+                elif k + 1 < len(words):
+                    gap = source[end:words[k + 1].start]
+                    if _separator_only(gap):
+                        end = words[k + 1].start
+                edits.append(TextEdit(start, end, ""))
+            run_start = None
+    return sorted(edits, key=lambda e: (e.start, e.end))
+
+
+def split_words(text: str, offset: int = 0, separators: str = " \t") -> list[Word]:
+    """Split ``text`` into words at ``separators``, keeping ``${...}``, ``$(...)`` and
+    generator expressions ``$<...>`` whole and quoted parts ('...', "...") inside a word.
+
+    Args:
+        text: the text to split.
+        offset: added to every offset (the text's position in a larger text).
+        separators: the characters that separate words.
+    """
+    words: list[Word] = []
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] in separators or text[i] in "\r\n":
+            i += 1
+            continue
+        start = i
+        depth = 0
+        while i < n:
+            c = text[i]
+            if c == "\\" and i + 1 < n:
+                i += 2
+                continue
+            if c == "$" and i + 1 < n and text[i + 1] in "{(<":
+                depth += 1
+                i += 2
+                continue
+            if depth and c in "})>":
+                depth -= 1
+                i += 1
+                continue
+            if c in "'\"" and not depth:
+                close = text.find(c, i + 1)
+                i = n if close < 0 else close + 1
+                continue
+            if not depth and (c in separators or c in "\r\n"):
+                break
+            i += 1
+        words.append(Word(text[start:i], start + offset, i + offset))
+    return words
