@@ -7,6 +7,7 @@ findings; 2 bad usage or input (a message names the file, and the line where the
 from __future__ import annotations
 
 import difflib
+import os
 import signal
 import sys
 from contextlib import contextmanager
@@ -315,6 +316,64 @@ def counts(fmt: str) -> None:
         raise InputError(str(error)) from None
     render_counts = {"text": counts_text, "markdown": counts_markdown, "json": counts_json}[fmt]
     click.echo(render_counts(family_counts(rules)), nl=False)
+
+
+def _default_platform() -> str:
+    """``HIP_PLATFORM`` from the environment (``nvidia``/``nvcc`` or ``amd``), else ``amd``."""
+    return "nvidia" if os.environ.get("HIP_PLATFORM", "").lower() in ("nvidia", "nvcc") else "amd"
+
+
+@main.command()
+@click.argument("out", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--platform", type=click.Choice(["amd", "nvidia"]), default=None,
+              help="GPU platform to build for (default: $HIP_PLATFORM, else amd).")
+@click.option("--offload-arch", "offload_arch", default=None, metavar="LIST",
+              help="GPU architectures, ';' or ',' separated: gfx90a,gfx1100 for amd, 90 or sm_90 for nvidia "
+                   "(default: the build's own, set at convert time; 90 for nvidia).")
+@click.option("--build-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Build folder (default: OUT/build-<platform>).")
+@click.option("--run", "run_programs", is_flag=True, help="Run every executable built and print their exit statuses.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0, max=256), default=0, show_default=True,
+              help="Parallel build jobs (0: one per CPU core).")
+@click.option("--timeout", "run_timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
+              show_default=True, help="Seconds each program may run with --run.")
+def build(out: Path, platform: str | None, offload_arch: str | None, build_dir: Path | None, run_programs: bool,
+          jobs: int, run_timeout: float) -> None:
+    """Configure and build the ported tree OUT with CMake for AMD or NVIDIA GPUs.
+
+    Checks the toolchain first (CMake 3.21+; amd: clang++ with HIP support, clang-offload-bundler,
+    device libraries, HIP headers; nvidia: nvcc and HIP's NVIDIA headers), naming what to install
+    for each missing piece. Prints the executables built; --run runs each and prints a table of
+    exit statuses.
+
+    Exit status: 0 built (and every program exited 0); 1 CMake failed or a program failed;
+    2 bad usage, or a toolchain piece is missing.
+    """
+    from .build import BuildFailed, ToolchainIncomplete, build_tree, find_tools, format_run_table, normalize_archs
+
+    platform = platform or _default_platform()
+    try:
+        archs = normalize_archs(platform, offload_arch) if offload_arch else None
+    except ValueError as error:
+        raise InputError(f"--offload-arch: {error}") from None
+    if not (out / "CMakeLists.txt").is_file():
+        raise InputError(f"{out / 'CMakeLists.txt'} does not exist: give the folder `hipport convert` wrote")
+    try:
+        tools = find_tools(platform)
+        result = build_tree(out, platform, archs, build_dir, jobs or None, run_programs, run_timeout, tools,
+                            log=lambda message: click.echo(f"hipport build: {message}", err=True))
+    except ToolchainIncomplete as error:
+        raise InputError(str(error)) from None
+    except BuildFailed as error:
+        click.echo(f"Error: {error}", err=True)
+        sys.exit(1)
+    built = [(name, path) for name, path in result.programs if path.is_file()]
+    click.echo(f"built {len(built)} executable{'' if len(built) == 1 else 's'} in {result.build_dir}:")
+    for name, path in result.programs:
+        click.echo(f"  {path}" + ("" if path.is_file() else " (not built)"))
+    if run_programs:
+        click.echo(format_run_table(result.runs), nl=False)
+    sys.exit(0 if result.ok else 1)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -157,3 +157,77 @@ def test_offload_arch_validation():
         validate_offload_archs(["sm90"])
     with pytest.raises(ValueError, match="at least one"):
         validate_offload_archs([])
+
+
+def test_library_targets_come_from_the_libraries_table():
+    from hipport.cmake import library_targets
+
+    by_target = {lib.target: lib for lib in library_targets()}
+    assert "hip::host" not in by_target  # the platform module makes it
+    assert by_target["roc::hipblas"].package == "hipblas"
+    assert by_target["roc::hipblas"].install == "libhipblas-dev (Debian/Ubuntu) or ROCm's hipblas-dev"
+    assert by_target["roc::rocblas"].nvidia == (
+        "rocBLAS is ROCm's own library and runs on AMD GPUs only. Port with --target-libs=hip for a portable HIP "
+        "library where one exists")
+
+
+@pytest.mark.parametrize("includes, expected", [
+    ({"hip/hip_runtime.h", "cstdio"}, []),
+    ({"hipblas/hipblas.h"}, ["roc::hipblas"]),
+    ({"thrust/sort.h", "hiprand/hiprand_kernel.h"}, ["hip::hiprand", "roc::rocthrust"]),
+    ({"hip/hiprtc.h"}, ["hiprtc::hiprtc"]),
+    ({"hipcub/hipcub.hpp", "rocblas/rocblas.h"}, ["roc::rocblas", "hip::hipcub"]),
+])
+def test_libraries_for_includes(includes, expected):
+    from hipport.cmake import libraries_for_includes, library_targets
+
+    found = libraries_for_includes(includes, library_targets())
+    order = [lib.target for lib in library_targets()]
+    assert found == sorted(expected, key=order.index)
+
+
+def test_generated_build_links_the_libraries_its_sources_reach(tmp_path):
+    """Through the tree's own headers too: a quoted include relative to the file, to the root,
+    or found through an include folder (include/blas/fill.h as "blas/fill.h")."""
+    src = tmp_path / "src"
+    for rel, text in {
+        "app/main.cu": '#include "../include/blas/gemm.h"\nint main() { return 0; }\n',
+        "include/blas/gemm.h": '#pragma once\n#include "blas/fill.h"\n#include <hipblas/hipblas.h>\n',
+        "include/blas/fill.h": "#pragma once\n#include <hiprand/hiprand.h>\n",
+        "kernels/scan.cu": "#include <hipcub/hipcub.hpp>\n__global__ void k() {}\n",
+        "tools/plain.cpp": "#include <cstdio>\nint main() { return 0; }\n",
+    }.items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(text)
+    convert_tree(src, tmp_path / "out")
+    text = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert text.endswith('''
+add_library(kernels_lib STATIC
+  "kernels/scan.hip"
+)
+hipport_link_libraries(kernels_lib PUBLIC hip::hipcub)
+
+add_executable(app "app/main.hip")
+target_link_libraries(app PRIVATE kernels_lib)
+hipport_link_libraries(app PRIVATE roc::hipblas hip::hiprand)
+
+add_executable(plain "tools/plain.cpp")
+target_link_libraries(plain PRIVATE kernels_lib)
+''')
+
+
+def test_platform_module_interface_and_library_rows():
+    module = render_platform_module(["gfx90a", "gfx1100"])
+    assert module.startswith("# HipportPlatform.cmake: written by hipport 0.1.0. One CMakeLists.txt builds the ported HIP\n")
+    for name in ("macro(hipport_enable_gpu_language)", "function(hipport_gpu_sources)", "function(hipport_gpu_target)",
+                 "function(hipport_find_libraries)", "function(hipport_link_libraries target scope)"):
+        assert f"\n{name}\n" in module
+    assert '''  elseif(lib_target STREQUAL "hip::hiprand")
+    set(name "hipRAND")
+    set(package "hiprand")
+    set(install "libhiprand-dev (Debian/Ubuntu) or ROCm's hiprand-dev")
+    set(nvidia "hipRAND for NVIDIA (HIP_PLATFORM=nvidia, over cuRAND) is not packaged by Debian. Build hipRAND from \
+source for NVIDIA and pass -Dhiprand_DIR=<folder of its hiprand-config.cmake>")
+''' in module
+    with pytest.raises(ValueError, match="non-empty list"):
+        render_platform_module([])

@@ -1,0 +1,384 @@
+"""``hipport build``: the ported corpus configures, builds and links for AMD gfx90a and NVIDIA
+sm_90 through the platform module; --run prints exit statuses; a missing toolchain piece is
+named with what to install.
+
+The builds need the toolchain from scripts/install-toolchain.sh (the ``toolchain`` fixture);
+nothing GPU-side can run here (no GPU), so --run is tested with a CPU-only project that the
+platform module still builds with nvcc.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hipport import build as build_module
+from hipport.build import Missing, ToolchainIncomplete, find_tools, format_run_table, normalize_archs, RunResult
+from hipport.cli import main
+from hipport.cmake import PLATFORM_MODULE, render_platform_module
+from hipport.toolchain import Toolchain
+
+from helpers import CORPUS
+
+
+def _convert(src: Path, out: Path, *extra: str) -> None:
+    result = CliRunner().invoke(main, ["convert", str(src), "-o", str(out), "-q", *extra])
+    assert result.exit_code == 0, result.output
+
+
+def _build(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["build", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _one_line(text: str) -> str:
+    """CMake wraps long messages: compare them with runs of whitespace made single spaces."""
+    return re.sub(r"\s+", " ", text)
+
+
+@pytest.fixture(scope="module")
+def ported(tmp_path_factory):
+    """corpus/vector_add and corpus/multi_file, each converted with the default options."""
+    root = tmp_path_factory.mktemp("ported")
+    for name in ("vector_add", "multi_file"):
+        _convert(CORPUS / name, root / name)
+    return root
+
+
+# ---------------------------------------------------------------------------- real builds
+
+@pytest.mark.parametrize("name, target", [("vector_add", "vector_add"), ("multi_file", "main")])
+def test_amd_build_links_with_exactly_the_requested_code_object(toolchain, ported, name, target):
+    out = ported / name
+    code, stdout, stderr = _build(str(out), "--platform", "amd", "--offload-arch", "gfx90a", "-j", "2")
+    assert code == 0, stdout + stderr
+    build = out / "build-amd"
+    assert stdout == f"built 1 executable in {build}:\n  {build / target}\n"
+    assert stderr.splitlines()[0] == (f"hipport build: configuring for amd (gfx90a) in {build} "
+                                      f"(CMake {'.'.join(map(str, build_module.cmake_version(toolchain.cmake)))})")
+    assert toolchain.code_object_targets(build / target) == ["hipv4-amdgcn-amd-amdhsa--gfx90a"]
+
+
+def test_amd_build_keeps_the_convert_time_architectures(toolchain, tmp_path):
+    out = tmp_path / "va"
+    _convert(CORPUS / "vector_add", out, "--offload-arch", "gfx942,gfx1100")
+    code, stdout, stderr = _build(str(out), "--build-dir", str(tmp_path / "b"))
+    assert code == 0, stdout + stderr
+    assert stdout == f"built 1 executable in {tmp_path / 'b'}:\n  {tmp_path / 'b' / 'vector_add'}\n"
+    assert toolchain.code_object_targets(tmp_path / "b" / "vector_add") == [
+        "hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx942"]
+
+
+@pytest.mark.parametrize("name, target", [("vector_add", "vector_add"), ("multi_file", "main")])
+def test_nvidia_build_links_sm90(toolchain, ported, name, target):
+    out = ported / name
+    code, stdout, stderr = _build(str(out), "--platform", "nvidia", "--offload-arch", "sm_90", "-j", "2")
+    assert code == 0, stdout + stderr
+    build = out / "build-nvidia"
+    assert stdout == f"built 1 executable in {build}:\n  {build / target}\n"
+    listing = subprocess.run([str(toolchain.cuobjdump), "--list-elf", str(build / target)],
+                             capture_output=True, text=True, check=True).stdout
+    assert listing.splitlines() == [f"ELF file    1: {target}.1.sm_90.cubin"]
+
+
+RUN_PROJECT = {
+    "CMakeLists.txt": """cmake_minimum_required(VERSION 3.21)
+project(cpu_only LANGUAGES CXX)
+include(${CMAKE_CURRENT_SOURCE_DIR}/cmake/HipportPlatform.cmake)
+hipport_enable_gpu_language()
+add_executable(ok ok.hip)
+hipport_gpu_target(ok)
+target_link_libraries(ok PRIVATE hip::host)
+add_executable(three three.cpp)
+add_executable(crash crash.cpp)
+add_executable(sleeper sleeper.cpp)
+""",
+    # HIP host code only (no kernel launch, no device needed): compiled by nvcc as CUDA
+    "ok.hip": """#include <hip/hip_runtime.h>
+#include <cstdio>
+int main() {
+  dim3 grid(2, 3);
+  hipError_t none = hipSuccess;
+  std::printf("%u blocks\\n", grid.x * grid.y);
+  return none == hipSuccess && grid.x * grid.y == 6 ? 0 : 1;
+}
+""",
+    "three.cpp": '#include <cstdio>\nint main() { std::puts("three says goodbye"); return 3; }\n',
+    "crash.cpp": '#include <cstdio>\n#include <cstdlib>\nint main() { std::puts("aborting"); std::fflush(stdout); std::abort(); }\n',
+    "sleeper.cpp": "#include <chrono>\n#include <thread>\n"
+                   "int main() { std::this_thread::sleep_for(std::chrono::seconds(30)); return 0; }\n",
+}
+
+
+def test_run_prints_the_exit_status_of_every_program(toolchain, tmp_path):
+    out = tmp_path / "cpu_only"
+    for name, text in RUN_PROJECT.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(text)
+    (out / PLATFORM_MODULE).parent.mkdir()
+    (out / PLATFORM_MODULE).write_text(render_platform_module(["gfx90a"]))
+    code, stdout, stderr = _build(str(out), "--platform", "nvidia", "--run", "--timeout", "1", "-j", "2")
+    build = out / "build-nvidia"
+    assert code == 1, stdout + stderr
+    assert stdout == f"""built 4 executables in {build}:
+  {build / 'crash'}
+  {build / 'ok'}
+  {build / 'sleeper'}
+  {build / 'three'}
+program  exit status
+-------  -----------
+crash    signal SIGABRT
+ok       0
+sleeper  timeout after 1 s
+three    3
+
+crash (signal SIGABRT), last lines of its output:
+aborting
+
+three (3), last lines of its output:
+three says goodbye
+"""
+    assert stderr.splitlines()[-1] == "hipport build: running 4 programs"
+
+
+@pytest.fixture(scope="module")
+def ported_blas(tmp_path_factory):
+    """A program that includes hipBLAS and hipRAND headers: the generated build links their targets."""
+    root = tmp_path_factory.mktemp("blas")
+    (root / "src").mkdir()
+    (root / "src" / "gemm.cu").write_text(
+        "#include <hipblas/hipblas.h>\n#include <hiprand/hiprand.h>\n"
+        "int main() {\n  hipblasHandle_t h;\n  if (hipblasCreate(&h) != HIPBLAS_STATUS_SUCCESS) return 1;\n"
+        "  hipblasDestroy(h);\n  hiprandGenerator_t g;\n"
+        "  return hiprandCreateGenerator(&g, HIPRAND_RNG_PSEUDO_DEFAULT) == HIPRAND_STATUS_SUCCESS ? 0 : 2;\n}\n")
+    _convert(root / "src", root / "out")
+    assert (root / "out" / "CMakeLists.txt").read_text().endswith(
+        'add_executable(gemm "gemm.hip")\nhipport_link_libraries(gemm PRIVATE roc::hipblas hip::hiprand)\n')
+    return root / "out"
+
+
+def test_amd_build_links_the_library_targets(toolchain, ported_blas):
+    code, stdout, stderr = _build(str(ported_blas), "--offload-arch", "gfx90a")
+    assert code == 0, stdout + stderr
+    needed = subprocess.run(["readelf", "-d", str(ported_blas / "build-amd" / "gemm")], capture_output=True,
+                            text=True, check=True).stdout
+    assert re.findall(r"\(NEEDED\)\s+Shared library: \[(.*)\]", needed) == [
+        "libhipblas.so.2", "libhiprand.so.1", "librocrand.so.1", "libamdhip64.so.6", "libstdc++.so.6", "libm.so.6",
+        "libgcc_s.so.1", "libc.so.6"]
+
+
+def test_nvidia_configure_stops_for_a_library_without_nvidia_backend(toolchain, ported_blas):
+    out = ported_blas
+    code, stdout, stderr = _build(str(out), "--platform", "nvidia")
+    assert code == 1 and stdout == ""
+    assert stderr.startswith(f"hipport build: configuring for nvidia in {out / 'build-nvidia'} ")
+    assert f"\nError: CMake configure failed (exit 1): {toolchain.cmake} -S {out} -B {out / 'build-nvidia'} " in stderr
+    assert ("CMake Error at cmake/HipportPlatform.cmake:") in stderr
+    assert ("hipport: hipBLAS (roc::hipblas) cannot be built for NVIDIA here: hipBLAS for NVIDIA "
+            "(HIP_PLATFORM=nvidia, over cuBLAS) is not packaged by Debian. Build hipBLAS from source for NVIDIA "
+            "and pass -Dhipblas_DIR=<folder of its hipblas-config.cmake>") in _one_line(stderr)
+    assert stderr.endswith(f"(whole output: {out / 'build-nvidia' / 'hipport-configure.log'})\n")
+
+
+def test_build_errors_show_the_command_and_the_output_tail(toolchain, tmp_path):
+    out = tmp_path / "broken"
+    _convert(CORPUS / "vector_add", out)
+    (out / "vector_add.hip").write_text("int main() { return undeclared_name; }\n")
+    code, stdout, stderr = _build(str(out), "--offload-arch", "gfx90a", "-j", "1")
+    build = out / "build-amd"
+    assert (code, stdout) == (1, "")
+    lines = stderr.splitlines()
+    assert lines[1:3] == ["hipport build: building",
+                          f"Error: CMake build failed (exit 2): {toolchain.cmake} --build {build} --parallel 1"]
+    assert f"{out / 'vector_add.hip'}:1:21: error: use of undeclared identifier 'undeclared_name'" in lines
+    assert lines[-1] == f"(whole output: {build / 'hipport-build.log'})"
+    assert len(lines) <= 3 + 1 + build_module.TAIL_LINES + 1  # the tail only, not the whole log
+
+
+# ---------------------------------------------------------------------------- missing pieces
+
+def _script(path: Path, body: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(0o755)
+    return path
+
+
+@pytest.fixture
+def fake_toolchain(tmp_path, monkeypatch):
+    """A toolchain.json whose every path exists but whose tools are wrong: clang without the
+    AMDGPU target, CMake 3.16, nvcc that fails, empty header and device-library folders."""
+    folder = tmp_path / "tc"
+    bin_dir = folder / "bin"
+    values = {"version": 1}
+    for f in dataclasses.fields(Toolchain):
+        if f.name == "version" or f.default is not dataclasses.MISSING:
+            continue
+        if f.name.endswith("_version"):
+            values[f.name] = "0"
+        elif f.name in ("hip_amd_root", "hip_amd_include", "rocm_device_lib_path", "hip_nvidia_include"):
+            (folder / f.name).mkdir(parents=True)
+            values[f.name] = str(folder / f.name)
+        else:
+            values[f.name] = str(_script(bin_dir / f.name, "exit 1"))
+    values["clang"] = str(_script(bin_dir / "clang++-19", 'echo "  Registered Targets:"; echo "    x86-64 - 64-bit X86"'))
+    values["cmake"] = str(_script(bin_dir / "cmake", 'echo "cmake version 3.16.3"'))
+    (folder / "toolchain.json").write_text(json.dumps(values))
+    monkeypatch.setenv("HIPPORT_TOOLCHAIN_DIR", str(folder))
+    return folder
+
+
+def test_fake_toolchain_amd_names_every_missing_piece(fake_toolchain, tmp_path):
+    out = tmp_path / "out"
+    _convert(CORPUS / "vector_add", out)
+    code, stdout, stderr = _build(str(out))
+    tc = fake_toolchain
+    script = "or run scripts/install-toolchain.sh (hipport's toolchain from Debian's archive)"
+    assert (code, stdout) == (2, "")
+    assert stderr == f"""Error: the AMD build toolchain is incomplete (looked in hipport's toolchain ({tc / 'toolchain.json'})):
+  - CMake 3.21 or newer (the HIP language): {tc / 'bin' / 'cmake'} is 3.16.3.
+    Install CMake 3.21 or newer: apt-get install cmake (Debian 12 has 3.25), or pip install cmake.
+  - clang++ with HIP support: {tc / 'bin' / 'clang++-19'} has no amdgcn (AMD GPU) target.
+    Install clang-19 (apt-get install clang-19 lld-19 clang-tools-19), {script}.
+  - AMD device libraries (ocml.bc...): none in {tc / 'rocm_device_lib_path'}.
+    Install rocm-device-libs-17 (Debian 13), {script}.
+  - HIP headers for AMD: no hip/hip_runtime.h in {tc / 'hip_amd_include'}.
+    Install libamdhip64-dev 6.4 (Debian sid), {script}.
+  - the CMake HIP toolchain file: toolchain.json lists none.
+    Install it with a current scripts/install-toolchain.sh (run it again).
+"""
+    assert not (out / "build-amd").exists()
+
+
+def test_fake_toolchain_nvidia_names_every_missing_piece(fake_toolchain, tmp_path):
+    out = tmp_path / "out"
+    _convert(CORPUS / "vector_add", out)
+    code, stdout, stderr = _build(str(out), "--platform", "nvidia")
+    tc = fake_toolchain
+    script = "or run scripts/install-toolchain.sh (hipport's toolchain from Debian's archive)"
+    assert stderr == f"""Error: the NVIDIA build toolchain is incomplete (looked in hipport's toolchain ({tc / 'toolchain.json'})):
+  - CMake 3.21 or newer (the HIP language): {tc / 'bin' / 'cmake'} is 3.16.3.
+    Install CMake 3.21 or newer: apt-get install cmake (Debian 12 has 3.25), or pip install cmake.
+  - nvcc (CUDA 12): {tc / 'bin' / 'nvcc'} does not run.
+    Install nvidia-cuda-toolkit 12.4 (Debian 13 non-free), {script}.
+  - HIP's NVIDIA headers: no hip/nvidia_detail/nvidia_hip_runtime.h in {tc / 'hip_nvidia_include'}.
+    Install libamdhip64-dev 5.7 (Debian 13: it ships hip/nvidia_detail), {script}.
+"""
+    assert (code, stdout) == (2, "")
+
+
+def test_toolchain_json_naming_a_missing_file(fake_toolchain, tmp_path):
+    data = json.loads((fake_toolchain / "toolchain.json").read_text())
+    data["nvcc"] = str(tmp_path / "gone" / "nvcc")
+    (fake_toolchain / "toolchain.json").write_text(json.dumps(data))
+    with pytest.raises(ToolchainIncomplete) as caught:
+        find_tools("nvidia")
+    assert caught.value.missing == [Missing(
+        "hipport's toolchain", f"nvcc {tmp_path / 'gone' / 'nvcc'} does not exist",
+        "it again: run scripts/install-toolchain.sh (it re-installs missing parts)")]
+
+
+@pytest.fixture
+def bare_system(tmp_path, monkeypatch):
+    """No toolchain.json, a PATH holding only a CMake 3.25, no ROCm, CUDA or HIP anywhere."""
+    empty = tmp_path / "nothing"
+    empty.mkdir()
+    _script(tmp_path / "path" / "cmake", 'echo "cmake version 3.25.1"')
+    monkeypatch.setenv("HIPPORT_TOOLCHAIN_DIR", str(empty))
+    monkeypatch.setenv("PATH", str(tmp_path / "path"))
+    for name in ("ROCM_PATH", "CUDA_PATH", "HIP_PATH", "HIP_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(build_module, "STANDARD_ROCM_ROOTS", (empty / "rocm",))
+    monkeypatch.setattr(build_module, "STANDARD_CUDA_ROOTS", (empty / "cuda",))
+    monkeypatch.setattr(build_module, "STANDARD_INCLUDE_DIRS", (empty / "include",))
+    return empty
+
+
+def test_bare_system_amd_message(bare_system, tmp_path):
+    with pytest.raises(ToolchainIncomplete) as caught:
+        find_tools("amd")
+    no_rocm = f"no ROCm installation found ($ROCM_PATH, hipconfig --rocmpath, {bare_system / 'rocm'})"
+    rocm = ("ROCm's HIP SDK (rocm-hip-sdk, https://rocm.docs.amd.com) and set ROCM_PATH if it is not /opt/rocm, "
+            "or run scripts/install-toolchain.sh (hipport's toolchain from Debian's archive)")
+    assert [(m.piece, m.found, m.install) for m in caught.value.missing] == [
+        ("clang++ with HIP support", f"{no_rocm}, and no amdclang++ or clang++(-17...21) on PATH",
+         "ROCm's llvm (rocm-llvm), or clang 17 or newer with the AMDGPU target, "
+         "or run scripts/install-toolchain.sh (hipport's toolchain from Debian's archive)"),
+        ("HIP headers for AMD", no_rocm, rocm),
+        ("HIP's CMake language support", no_rocm, rocm),
+        ("AMD device libraries (ocml.bc...)", no_rocm,
+         "ROCm's rocm-device-libs, or run scripts/install-toolchain.sh (hipport's toolchain from Debian's archive)"),
+    ]
+    assert str(caught.value).startswith(
+        "the AMD build toolchain is incomplete (looked in PATH and the standard ROCm/CUDA folders (no hipport "
+        f"toolchain.json at {bare_system / 'toolchain.json'})):\n  - clang++ with HIP support: ")
+
+
+def test_bare_system_nvidia_message_and_exit_status(bare_system, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "CMakeLists.txt").write_text("project(x)\n")
+    code, stdout, stderr = _build(str(out), "--platform", "nvidia")
+    assert (code, stdout) == (2, "")
+    assert stderr.splitlines()[1:] == [
+        f"  - nvcc (CUDA 12): none in $CUDA_PATH/bin, on PATH, or in {bare_system / 'cuda' / 'bin'}.",
+        "    Install a CUDA 12 toolkit (NVIDIA's cuda-toolkit-12, or Debian 13 non-free nvidia-cuda-toolkit), "
+        "or run scripts/install-toolchain.sh (hipport's toolchain from Debian's archive).",
+        f"  - HIP's NVIDIA headers: no hip/nvidia_detail/nvidia_hip_runtime.h in {bare_system / 'include'}.",
+        "    Install a HIP that ships them (Debian 13 libamdhip64-dev 5.7, or ROCm's hip-dev), and set HIP_PATH to it, "
+        "or run scripts/install-toolchain.sh (hipport's toolchain from Debian's archive).",
+    ]
+
+
+def test_bare_system_without_cmake(bare_system, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(bare_system))
+    with pytest.raises(ToolchainIncomplete) as caught:
+        find_tools("nvidia")
+    assert caught.value.missing[0] == Missing(
+        "CMake 3.21 or newer", "no cmake on PATH",
+        "CMake 3.21 or newer: apt-get install cmake (Debian 12 has 3.25), or pip install cmake")
+
+
+# ---------------------------------------------------------------------------- usage and pieces
+
+def test_usage_errors(tmp_path):
+    code, _, stderr = _build(str(tmp_path), "--platform", "nvidia", "--offload-arch", "gfx90a")
+    assert (code, stderr) == (2, "Error: --offload-arch: 'gfx90a' is not an NVIDIA architecture such as 90 or sm_90\n")
+    code, _, stderr = _build(str(tmp_path), "--offload-arch", "sm_90")
+    assert (code, stderr) == (2, "Error: --offload-arch: 'sm_90' is not an offload architecture name such as gfx90a "
+                                 "or gfx1100\n")
+    code, _, stderr = _build(str(tmp_path))
+    assert (code, stderr) == (2, f"Error: {tmp_path / 'CMakeLists.txt'} does not exist: give the folder "
+                                 "`hipport convert` wrote\n")
+
+
+def test_platform_defaults_to_hip_platform(tmp_path, monkeypatch):
+    monkeypatch.setenv("HIP_PLATFORM", "nvidia")
+    code, _, stderr = _build(str(tmp_path), "--offload-arch", "gfx90a")
+    assert stderr.startswith("Error: --offload-arch: 'gfx90a' is not an NVIDIA architecture")
+
+
+@pytest.mark.parametrize("platform, value, expected", [
+    ("nvidia", "sm_90,80", ["90", "80"]),
+    ("nvidia", "90a;sm_100-real", ["90a", "100-real"]),
+    ("amd", "gfx90a, gfx942:xnack+", ["gfx90a", "gfx942:xnack+"]),
+])
+def test_normalize_archs(platform, value, expected):
+    assert normalize_archs(platform, value) == expected
+
+
+def test_run_table_format():
+    results = [RunResult("a", Path("/a"), 0, "0", "fine", 0.1),
+               RunResult("long_name", Path("/l"), None, "not built", "", 0.0)]
+    assert format_run_table(results) == (
+        "program    exit status\n"
+        "---------  -----------\n"
+        "a          0\n"
+        "long_name  not built\n")
