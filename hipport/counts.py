@@ -9,6 +9,9 @@ equal). Definitions, the same for hipport and for HIPIFY's tables so the columns
   or ``removed`` with a replacement), including names HIP keeps unchanged (``__shfl_down``);
 * *mapped (roc)*: for a family with a ROCm library (``roc_library``), entries with a roc name.
 
+A name two families' tables both list (``CUstream_st`` in the runtime and driver tables) counts in
+both (:attr:`RuleSet.repeats <hipport.rules.RuleSet>`).
+
 HIPIFY's figures come from the ``upstream`` block of each rules file, which
 ``tools/import_hipify_tables.py`` writes from the table it read (HIPIFY's
 ``docs/tables/*_supported_by_*.md``, ROCm/HIPIFY commit 014177bc).
@@ -53,9 +56,10 @@ def family_counts(rules: RuleSet) -> list[FamilyCount]:
     """One :class:`FamilyCount` per family in ``rules``, sorted by family id."""
     entries: dict[str, list] = {family: [] for family in rules.families}
     headers: dict[str, int] = {family: 0 for family in rules.families}
-    for mapping in [*rules.identifiers.values(), *rules.namespaces.values()]:
+    for mapping in [*rules.identifiers.values(), *rules.namespaces.values(),
+                    *(m for m in rules.repeats if m.kind != "header")]:
         entries.setdefault(mapping.family, []).append(mapping)
-    for mapping in rules.headers.values():
+    for mapping in [*rules.headers.values(), *(m for m in rules.repeats if m.kind == "header")]:
         headers[mapping.family] = headers.get(mapping.family, 0) + 1
     counts = []
     for family_id in sorted(set(entries) | set(headers)):

@@ -68,7 +68,7 @@ def mapping_pages(rules: RuleSet) -> dict[str, str]:
     env = _environment()
     counts = {c.family: c for c in family_counts(rules)}
     by_family: dict[str, list[Mapping]] = {family: [] for family in rules.families}
-    for mapping in [*rules.identifiers.values(), *rules.namespaces.values(), *rules.headers.values()]:
+    for mapping in [*rules.identifiers.values(), *rules.namespaces.values(), *rules.headers.values(), *rules.repeats]:
         by_family.setdefault(mapping.family, []).append(mapping)
     pages = {}
     families = sorted(rules.families.values(), key=lambda f: f.id)

@@ -278,6 +278,8 @@ class RuleSet:
         families: family id -> :class:`Family` (one per mapping file).
         target_libs: ``hip`` or ``roc`` (:data:`TARGET_LIBS`): which library names the
             edits use (``--target-libs``).
+        repeats: entries for a name another family's file already defines to the same effect
+            (kept out of the tables above; counted with their own family).
     """
 
     identifiers: dict[str, Mapping]
@@ -291,6 +293,7 @@ class RuleSet:
     target_libs: str = "hip"
     namespaces: dict[str, Mapping] = field(default_factory=dict)
     calls: dict[str, tuple[CallRewrite, ...]] = field(default_factory=dict)
+    repeats: tuple[Mapping, ...] = ()
 
     def target(self, mapping: Mapping) -> tuple[str | None, str]:
         """(replacement or None, status) of ``mapping`` under this rule set's ``target_libs``."""
@@ -587,7 +590,10 @@ def load_rules(paths: Iterable[Path] | None = None, target_libs: str = "hip") ->
 
     Raises:
         RuleError: any file is invalid, or a CUDA name / check id is defined twice (the message
-            names both places).
+            names both places). A CUDA name that two families' tables both list (HIPIFY's runtime
+            and driver tables share the ``CUstream_st``-style structs) is accepted when both
+            entries have the same effect (:func:`_same_effect`); the first file, in load order,
+            keeps it.
     """
     files = tuple(sorted(data_dir("rules").glob("*.yaml"))) if paths is None else tuple(paths)
     identifiers: dict[str, Mapping] = {}
@@ -599,6 +605,7 @@ def load_rules(paths: Iterable[Path] | None = None, target_libs: str = "hip") ->
     families: dict[str, Family] = {}
     namespaces: dict[str, Mapping] = {}
     calls: dict[str, list[CallRewrite]] = {}
+    repeats: list[Mapping] = []
     if target_libs not in TARGET_LIBS:
         raise ValueError(f"target_libs must be one of {', '.join(TARGET_LIBS)}, not {target_libs!r}")
     for path in files:
@@ -621,9 +628,13 @@ def load_rules(paths: Iterable[Path] | None = None, target_libs: str = "hip") ->
             table = headers if mapping.kind == "header" else namespaces if mapping.kind == "namespace" else identifiers
             previous = table.get(mapping.cuda)
             if previous is not None:
+                if previous.path != mapping.path and _same_effect(previous, mapping):
+                    repeats.append(mapping)  # the same name in another family's table, to the same effect
+                    continue
                 raise RuleError(
                     path, mapping.line,
-                    f"{mapping.cuda!r} is already defined at {previous.path}:{previous.line}",
+                    f"{mapping.cuda!r} is already defined at {previous.path}:{previous.line}"
+                    + ("" if previous.path == mapping.path else " with another hip/roc name, kind or status"),
                 )
             table[mapping.cuda] = mapping
         for check in file_checks:
@@ -643,7 +654,14 @@ def load_rules(paths: Iterable[Path] | None = None, target_libs: str = "hip") ->
                 raise RuleError(Path(construct.path), construct.line,
                                 f"{construct.name!r} names the check {construct.check!r}, which rules/checks.yaml lacks")
     return RuleSet(identifiers, headers, checks, checks_by_name, files, tuple(ptx), constructs, families, target_libs,
-                   namespaces, {name: tuple(entries) for name, entries in calls.items()})
+                   namespaces, {name: tuple(entries) for name, entries in calls.items()}, tuple(repeats))
+
+
+def _same_effect(first: Mapping, second: Mapping) -> bool:
+    """True when two entries for one CUDA name do the same thing under every ``--target-libs``
+    (kind, and replacement and status for hip and for roc); versions, section and note may
+    differ."""
+    return first.kind == second.kind and all(first.target(t) == second.target(t) for t in TARGET_LIBS)
 
 
 @lru_cache(maxsize=2)

@@ -82,7 +82,51 @@ def test_duplicate_name_names_both_places(tmp_path):
                     "      - {cuda: cudaFoo, hip: hipFoo2, kind: function, status: supported}\n")
     with pytest.raises(RuleError) as raised:
         load_rules([first, second])
-    assert str(raised.value) == f"{second}:6: 'cudaFoo' is already defined at {first}:5"
+    assert str(raised.value) == (f"{second}:6: 'cudaFoo' is already defined at {first}:5 "
+                                 "with another hip/roc name, kind or status")
+
+
+def test_same_name_twice_in_one_file_is_an_error_even_when_identical(tmp_path):
+    path = _write(tmp_path / "a.yaml", HEADER + "      - {cuda: cudaFoo, hip: hipFoo, kind: function, status: supported}\n"
+                                              "      - {cuda: cudaFoo, hip: hipFoo, kind: function, status: supported}\n")
+    with pytest.raises(RuleError) as raised:
+        load_rules([path])
+    assert str(raised.value) == f"{path}:6: 'cudaFoo' is already defined at {path}:5"
+
+
+def test_same_effect_repeat_in_another_family_keeps_the_first(tmp_path):
+    # HIPIFY's runtime and driver tables both list CUstream_st and friends; versions, section
+    # and note may differ, what hipport does with the name may not.
+    first = _write(tmp_path / "a.yaml", HEADER + "      - {cuda: CUstream_st, hip: ihipStream_t, kind: type, "
+                                               "status: supported, section: Runtime, cuda_added: '9.0'}\n")
+    second = _write(tmp_path / "b.yaml", HEADER.replace("test_family", "other") +
+                    "      - {cuda: CUstream_st, hip: ihipStream_t, kind: type, status: supported, section: Driver, "
+                    "cuda_added: '9.1', note: another note}\n")
+    rules = load_rules([first, second])
+    kept = rules.identifiers["CUstream_st"]
+    assert (kept.family, kept.path, kept.line, kept.versions) == ("test_family", str(first), 5, {"cuda_added": "9.0"})
+
+
+@pytest.mark.parametrize("second_entry", [
+    "{cuda: CUstream_st, hip: ihipStream_t, kind: enum, status: supported}",
+    "{cuda: CUstream_st, hip: ihipStream_t, kind: type, status: deprecated}",
+    "{cuda: CUstream_st, kind: type, status: unsupported}",
+])
+def test_repeat_with_another_effect_is_an_error(tmp_path, second_entry):
+    first = _write(tmp_path / "a.yaml", HEADER + "      - {cuda: CUstream_st, hip: ihipStream_t, kind: type, status: supported}\n")
+    second = _write(tmp_path / "b.yaml", HEADER.replace("test_family", "other") + "      - " + second_entry + "\n")
+    with pytest.raises(RuleError, match="already defined at .* with another hip/roc name, kind or status"):
+        load_rules([first, second])
+
+
+def test_repeat_with_another_roc_name_is_an_error(tmp_path):
+    roc_header = HEADER.replace("    mappings:", "    roc_library: rocBLAS\n    mappings:")
+    first = _write(tmp_path / "a.yaml", roc_header + "      - {cuda: cublasFoo, hip: hipblasFoo, roc: rocblas_foo, "
+                                                   "kind: function, status: supported}\n")
+    second = _write(tmp_path / "b.yaml", roc_header.replace("test_family", "other") +
+                    "      - {cuda: cublasFoo, hip: hipblasFoo, kind: function, status: supported}\n")
+    with pytest.raises(RuleError, match="with another hip/roc name, kind or status"):
+        load_rules([first, second])
 
 
 def test_yaml_tags_are_refused_by_the_safe_loader(tmp_path):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Import one of HIPIFY's published CUDA->HIP mapping tables into a hipport rules file.
+"""Import HIPIFY's published CUDA->HIP mapping tables into hipport rules files.
 
-HIPIFY (ROCm/HIPIFY) publishes, under ``docs/tables/``, one Markdown file per API
+HIPIFY (ROCm/HIPIFY, MIT) publishes, under ``docs/tables/``, one Markdown file per API
 family.  Each file is a sequence of numbered sections (``## **1. Device Management**``),
 each holding a table with the columns::
 
@@ -9,30 +9,37 @@ each holding a table with the columns::
 
 i.e. the CUDA name, the CUDA versions in which it was Added, Deprecated, Changed and
 Removed, then the HIP name (empty when HIP has none) with the HIP versions Added,
-Deprecated, Changed, Removed, and E when the HIP name is still experimental.  Some
-files carry a second target block (``ROC``/``MIOPEN``) after the HIP columns; only the
-first target block is read (HIP, or ROC/MIOPEN in the ``_by_ROC``/``_by_MIOPEN`` files).
+Deprecated, Changed, Removed, and E when the HIP name is still experimental.  The
+``_by_HIP_and_ROC`` / ``_by_HIP_and_MIOPEN`` files carry a second target block with the
+same five version columns after the HIP columns: the ROCm library's own name (rocBLAS,
+rocSPARSE, rocRAND, rocSOLVER, MIOpen).  Both blocks are read.
 
 This module turns such a table into the ``mappings:`` list of a ``rules/*.yaml`` file:
 one YAML flow mapping per line, with the keys (in this order)::
 
-    cuda, hip, kind, status, section, note,
+    cuda, hip, roc, kind, status, roc_status, section, note,
     cuda_added, cuda_deprecated, cuda_changed, cuda_removed,
-    hip_added, hip_deprecated, hip_changed, hip_removed
+    hip_added, hip_deprecated, hip_changed, hip_removed,
+    roc_added, roc_deprecated, roc_changed, roc_removed
 
-``status`` is derived from the version columns (see :func:`derive_status`).  ``kind`` is
-``function`` in the API sections; in the data-type sections it is decided by looking the
-CUDA name up in the real CUDA headers (see :class:`HeaderIndex`), and, for names those
-headers no longer declare, by a documented heuristic (see :func:`heuristic_kind`) or,
-where that heuristic is known to be wrong, by :data:`KIND_OVERRIDES`.  A typedef of an
-enum (``typedef enum cudaError cudaError_t``) counts as ``enum``, like the enum itself.
-Facts of HIPIFY's table found wrong against HIP's own headers are corrected through
-:data:`HIP_FIXES` (each correction carries a ``note``).
+``status`` is derived from the version columns (see :func:`derive_status`), and so is
+``roc_status`` from the ROC block, written only where it is not simply ``supported`` (with a
+``roc`` name) or ``unsupported`` (without).  ``kind`` is ``function`` in the API sections;
+in the data-type sections it is decided by looking the CUDA name up in the real CUDA
+headers (see :class:`HeaderIndex`), and, for names those headers do not declare, by a
+documented heuristic (see :func:`heuristic_kind`) or, where that heuristic is known to be
+wrong, by :data:`KIND_OVERRIDES`.  A typedef of an enum (``typedef enum cudaError
+cudaError_t``) counts as ``enum``, like the enum itself.  Facts of HIPIFY's table found
+wrong against HIP's own headers are corrected through :data:`HIP_FIXES` (each correction
+carries a ``note``); device functions that HIPIFY lists without a HIP name although HIP's
+headers declare the same name are marked supported through :data:`HIP_DECLARED`; names
+another rule file already reports are left out through :data:`LEFT_OUT` (each with its
+reason, printed in the file's header comment).
 
-The importer is family-agnostic: :func:`import_table` takes (table path, family id,
-title) and returns the entries; :data:`FAMILIES` records, per family id, its table file,
-title and the CUDA headers that declare its types, so the driver, device-function,
-cuBLAS, ... tables can be imported the same way later.
+:data:`FAMILIES` records, per family id, its table file, title, the sections it takes
+(cuBLAS and cuBLASLt share one table), whether it reads the ROC block (``roc_library``) and
+the CUDA headers that declare its types.  Every generated file records the counts of the
+HIPIFY rows it was made from (``upstream: {table, known, mapped, mapped_roc}``).
 
 Output is deterministic: entries keep the table's order (section by section, row by
 row), key order is fixed, and scalars are quoted by a fixed rule, so the same inputs
@@ -42,10 +49,10 @@ generated entries are carried over when the file is regenerated (``--fresh`` dro
 
 Usage (see tools/README.md)::
 
+    python tools/import_hipify_tables.py /path/to/hipify-tables --family all
     python tools/import_hipify_tables.py \\
         /path/to/hipify-tables/CUDA_Runtime_API_functions_supported_by_HIP.md \\
-        --family cuda_runtime --cuda-include /usr/local/cuda/include \\
-        --output rules/cuda_runtime.yaml
+        --family cuda_runtime --output rules/cuda_runtime.yaml
 """
 
 from __future__ import annotations
@@ -62,18 +69,29 @@ import yaml
 
 # --------------------------------------------------------------------------- constants
 
-KINDS = ("function", "type", "enum", "enumerator", "macro", "header")
+KINDS = ("function", "type", "enum", "enumerator", "macro", "header", "namespace")
 STATUSES = ("supported", "unsupported", "deprecated", "removed", "experimental")
 
 #: Order of keys in every emitted flow mapping.
 KEY_ORDER = (
-    "cuda", "hip", "kind", "status", "section", "note",
+    "cuda", "hip", "roc", "kind", "status", "roc_status", "section", "note",
     "cuda_added", "cuda_deprecated", "cuda_changed", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_changed", "hip_removed",
+    "roc_added", "roc_deprecated", "roc_changed", "roc_removed",
 )
 
 #: Commit of ROCm/HIPIFY the tables in shared/hipify-tables were copied from.
 HIPIFY_COMMIT = "014177bc"
+
+#: Where the CUDA headers that classify data types are looked for, in order: the first
+#: folder holding a header wins.  CUDA 13 (``/usr/local/cuda``) has the runtime, driver,
+#: device and cuComplex headers but not the math libraries'; those come from Debian's
+#: nvidia-cuda-dev (CUDA 12.4), which scripts/install-toolchain.sh unpacks into .toolchain/.
+_REPO = Path(__file__).resolve().parent.parent
+DEFAULT_CUDA_INCLUDES = (
+    "/usr/local/cuda/include",
+    str(_REPO / ".toolchain/pkgs/trixie/nvidia-cuda-dev/usr/include"),
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,12 +104,18 @@ class Family:
     headers: tuple[str, ...] = ()  # CUDA headers (relative to the include dir) to classify types
     output: str = ""  # default output path, relative to the repository root
     hip_title: str = "HIP equivalents"  # right-hand side of the file's first comment line
+    roc_library: str = ""  # the ROCm library of the table's ROC/MIOPEN block ("" = not read)
+    sections: tuple[str, ...] = ()  # only these sections of the table (empty: all)
+    skip_sections: tuple[str, ...] = ()  # these sections belong to another family
+    comment: tuple[str, ...] = ()  # more lines for the file's header comment
+    #: ALL_CAPS data-type names the headers do not declare are classified by
+    #: :func:`library_caps_kind` (enumerator or macro) rather than as ``macro``.
+    caps_by_neighbours: bool = True
 
 
-#: Families this importer knows.  Only ``cuda_runtime`` is generated today; the others
-#: document how the same importer is meant to be pointed at the remaining tables.
-FAMILIES: dict[str, Family] = {
-    "cuda_runtime": Family(
+#: The families this importer generates, in the order ``--family all`` writes them.
+FAMILIES: dict[str, Family] = {f.family_id: f for f in (
+    Family(
         "cuda_runtime",
         "CUDA runtime API",
         "CUDA_Runtime_API_functions_supported_by_HIP.md",
@@ -104,27 +128,94 @@ FAMILIES: dict[str, Family] = {
         ),
         output="rules/cuda_runtime.yaml",
         hip_title="HIP runtime API",
+        caps_by_neighbours=False,  # its few such names were checked by hand (KIND_OVERRIDES)
     ),
-    "cuda_driver": Family(
+    Family(
         "cuda_driver",
         "CUDA driver API",
         "CUDA_Driver_API_functions_supported_by_HIP.md",
-        headers=("cuda.h", "cudaGL.h", "cudaEGL.h", "cudaVDPAU.h", "cudaProfiler.h"),
+        headers=("cuda.h", "cudaGL.h", "cudaEGL.h", "cudaVDPAU.h", "cudaProfiler.h",
+                 "cudaTypedefs.h"),
         output="rules/cuda_driver.yaml",
-        hip_title="HIP runtime API",
+        hip_title="HIP runtime API (module, context and driver-style calls)",
     ),
-    "cuda_device": Family(
+    Family(
         "cuda_device",
-        "CUDA device functions",
+        "CUDA device functions and types",
         "CUDA_Device_API_supported_by_HIP.md",
-        headers=("cuda_fp16.h", "cuda_bf16.h", "math_constants.h", "device_types.h"),
+        headers=("cuda_fp16.h", "cuda_fp16.hpp", "cuda_bf16.h", "cuda_bf16.hpp", "cuda_fp8.h",
+                 "cuda_fp8.hpp", "math_constants.h", "device_types.h"),
         output="rules/cuda_device.yaml",
+        hip_title="HIP device functions (hip/hip_runtime.h, hip_fp16.h, hip_bf16.h)",
     ),
-    "cublas": Family(
-        "cublas", "cuBLAS", "CUBLAS_API_supported_by_HIP.md",
-        headers=("cublas_api.h", "cublas_v2.h", "library_types.h"), output="rules/cublas.yaml",
+    Family(
+        "cucomplex", "cuComplex", "cuComplex_API_supported_by_HIP.md",
+        headers=("cuComplex.h",), output="rules/cucomplex.yaml",
+        hip_title="hip/hip_complex.h",
     ),
-}
+    Family(
+        "cublas", "cuBLAS", "CUBLAS_API_supported_by_HIP_and_ROC.md",
+        headers=("cublas_api.h", "cublas_v2.h", "cublas.h", "library_types.h"),
+        output="rules/cublas.yaml", hip_title="hipBLAS (roc: rocBLAS)", roc_library="rocBLAS",
+        skip_sections=("CUBLASLt Data types", "BLASLt Function Reference"),
+        comment=("# The table's cuBLASLt sections (HIPIFY maps them to hipBLASLt, with no rocBLAS name) are",
+                 "# in rules/cublaslt.yaml; `upstream` counts the rows of the other sections."),
+    ),
+    Family(
+        "cublaslt", "cuBLASLt", "CUBLAS_API_supported_by_HIP_and_ROC.md",
+        headers=("cublasLt.h", "library_types.h"),
+        output="rules/cublaslt.yaml", hip_title="hipBLASLt",
+        sections=("CUBLASLt Data types", "BLASLt Function Reference"),
+        comment=("# Only the table's sections \"CUBLASLt Data types\" and \"BLASLt Function Reference\"; HIPIFY",
+                 "# gives them no ROC name (hipBLASLt is also ROCm's own library), so --target-libs=roc",
+                 "# keeps the hipBLASLt names (no roc_library)."),
+    ),
+    Family(
+        "curand", "cuRAND", "CURAND_API_supported_by_HIP_and_ROC.md",
+        headers=("curand.h", "curand_kernel.h", "curand_discrete.h", "curand_mtgp32.h",
+                 "curand_philox4x32_x.h", "curand_mrg32k3a.h", "curand_globals.h",
+                 "curand_precalc.h", "curand_normal.h", "curand_poisson.h"),
+        output="rules/curand.yaml", hip_title="hipRAND (roc: rocRAND)", roc_library="rocRAND",
+    ),
+    Family(
+        "cufft", "cuFFT", "CUFFT_API_supported_by_HIP.md",
+        headers=("cufft.h", "cufftXt.h", "cudalibxt.h", "library_types.h"),
+        output="rules/cufft.yaml", hip_title="hipFFT",
+        comment=("# HIPIFY publishes no rocFFT mapping, so this family has no roc_library: --target-libs=roc",
+                 "# keeps the hipFFT names."),
+    ),
+    Family(
+        "cusparse", "cuSPARSE", "CUSPARSE_API_supported_by_HIP_and_ROC.md",
+        headers=("cusparse.h", "library_types.h"),
+        output="rules/cusparse.yaml", hip_title="hipSPARSE (roc: rocSPARSE)",
+        roc_library="rocSPARSE",
+    ),
+    Family(
+        "cusolver", "cuSOLVER", "CUSOLVER_API_supported_by_HIP_and_ROC.md",
+        headers=("cusolver_common.h", "cusolverDn.h", "cusolverSp.h", "cusolverRf.h",
+                 "cusolverMg.h", "cusolverSp_LOWLEVEL_PREVIEW.h", "library_types.h"),
+        output="rules/cusolver.yaml", hip_title="hipSOLVER (roc: rocSOLVER)",
+        roc_library="rocSOLVER",
+    ),
+    Family(
+        "cudnn", "cuDNN", "CUDNN_API_supported_by_HIP_and_MIOPEN.md",
+        output="rules/cudnn.yaml", hip_title="hipDNN (roc: MIOpen)", roc_library="MIOpen",
+        comment=("# No cuDNN headers are available here, so the kinds of its data types come from the",
+                 "# importer's heuristics (library_caps_kind: an ALL_CAPS name sharing its first two",
+                 "# words with a neighbouring row is an enumerator, other ALL_CAPS names are macros)."),
+    ),
+    Family(
+        "cub", "CUB", "CUB_API_supported_by_HIP.md",
+        headers=("cccl/cub/util_macro.cuh", "cccl/cub/util_debug.cuh", "cccl/cub/util_arch.cuh",
+                 "cccl/cub/util_type.cuh", "cccl/cub/util_namespace.cuh", "cccl/cub/util_ptx.cuh",
+                 "cccl/cub/util_cpp_dialect.cuh", "cccl/cub/config.cuh"),
+        output="rules/cub.yaml", hip_title="hipCUB",
+    ),
+    Family(
+        "nvrtc", "NVRTC (runtime compilation)", "CUDA_RTC_API_supported_by_HIP.md",
+        headers=("nvrtc.h",), output="rules/nvrtc.yaml", hip_title="hipRTC (hip/hiprtc.h)",
+    ),
+)}
 
 # ------------------------------------------------------------------------ table parsing
 
@@ -134,7 +225,11 @@ _CODE_RE = re.compile(r"^`(?P<name>[^`]*)`$")
 
 @dataclasses.dataclass
 class Row:
-    """One row of a HIPIFY table, cells stripped of Markdown decoration."""
+    """One row of a HIPIFY table, cells stripped of Markdown decoration.
+
+    ``roc`` is None when the table has no second target block, else the ROC (or MIOPEN)
+    name, '' when there is none.
+    """
 
     section: str
     cuda: str
@@ -143,6 +238,9 @@ class Row:
     hip_versions: tuple[str, str, str, str]  # added, deprecated, changed, removed
     experimental: str
     line: int
+    roc: str | None = None
+    roc_versions: tuple[str, str, str, str] = ("", "", "", "")
+    roc_experimental: str = ""
 
 
 def _cell(text: str) -> str:
@@ -157,9 +255,9 @@ def parse_table(path: str | os.PathLike) -> list[Row]:
 
     Header and alignment rows are skipped.  The section of a row is the title of the
     nearest preceding ``## **N. Title**`` heading, without its number (a trailing
-    ``[DEPRECATED]``/``[REMOVED]`` stays part of the title).  Raises ``ValueError`` on a
-    data row that does not have at least the 11 HIP-table columns, or that appears
-    before any section heading.
+    ``[DEPRECATED]``/``[REMOVED]`` stays part of the title).  A row of 17 columns has a
+    second target block (ROC/MIOPEN), read into ``roc``.  Raises ``ValueError`` on a data
+    row that does not have 11 or 17 columns, or that appears before any section heading.
     """
     rows: list[Row] = []
     section = None
@@ -176,8 +274,8 @@ def parse_table(path: str | os.PathLike) -> list[Row]:
             first = cells[0].strip()
             if first.startswith("**") or first.startswith(":-") or first.startswith("-"):
                 continue  # column header or alignment row
-            if len(cells) < 11:
-                raise ValueError(f"{path}:{lineno}: expected >= 11 columns, got {len(cells)}")
+            if len(cells) not in (11, 17):
+                raise ValueError(f"{path}:{lineno}: expected 11 or 17 columns, got {len(cells)}")
             if section is None:
                 raise ValueError(f"{path}:{lineno}: table row before any section heading")
             c = [_cell(x) for x in cells]
@@ -189,11 +287,52 @@ def parse_table(path: str | os.PathLike) -> list[Row]:
                 hip_versions=(c[6], c[7], c[8], c[9]),
                 experimental=c[10],
                 line=lineno,
+                roc=c[11] if len(c) == 17 else None,
+                roc_versions=(c[12], c[13], c[14], c[15]) if len(c) == 17 else ("", "", "", ""),
+                roc_experimental=c[16] if len(c) == 17 else "",
             ))
     return rows
 
 
+def select_rows(rows: list[Row], family: Family) -> list[Row]:
+    """The rows of ``family``: its ``sections`` if it names some, minus its ``skip_sections``."""
+    unknown = set(family.sections + family.skip_sections) - {r.section for r in rows}
+    if unknown:
+        raise ValueError(f"{family.family_id}: no section {sorted(unknown)} in {family.table}")
+    return [r for r in rows
+            if (not family.sections or r.section in family.sections)
+            and r.section not in family.skip_sections]
+
+
+def upstream_counts(rows: list[Row], table: str) -> dict[str, object]:
+    """HIPIFY's own counts for ``rows``: rows, rows with a HIP name, rows with a ROC name
+    (``mapped_roc`` only when the table has the ROC block)."""
+    counts: dict[str, object] = {"table": table, "known": len(rows),
+                                 "mapped": sum(1 for r in rows if r.hip)}
+    if rows and rows[0].roc is not None:
+        counts["mapped_roc"] = sum(1 for r in rows if r.roc)
+    return counts
+
+
 # ------------------------------------------------------------------------------ status
+
+def _target_status(name: str, cuda_versions: tuple[str, str, str, str],
+                   versions: tuple[str, str, str, str], experimental: str) -> str:
+    """The status rule of :func:`derive_status` for one target block (HIP or ROC)."""
+    _ca, cuda_d, _cc, cuda_r = cuda_versions
+    _ta, target_d, _tc, target_r = versions
+    if not name:
+        return "removed" if cuda_r else "unsupported"
+    if target_r:
+        return "unsupported"
+    if cuda_r:
+        return "removed"
+    if experimental:
+        return "experimental"
+    if cuda_d or target_d:
+        return "deprecated"
+    return "supported"
+
 
 def derive_status(row: Row) -> str:
     """Return the hipport ``status`` of a table row.
@@ -204,19 +343,12 @@ def derive_status(row: Row) -> str:
     * Otherwise: ``removed`` if CUDA R is set, else ``experimental`` if HIP E is set, else
       ``deprecated`` if CUDA D or HIP D is set, else ``supported``.
     """
-    _ca, cuda_d, _cc, cuda_r = row.cuda_versions
-    _ha, hip_d, _hc, hip_r = row.hip_versions
-    if not row.hip:
-        return "removed" if cuda_r else "unsupported"
-    if hip_r:
-        return "unsupported"
-    if cuda_r:
-        return "removed"
-    if row.experimental:
-        return "experimental"
-    if cuda_d or hip_d:
-        return "deprecated"
-    return "supported"
+    return _target_status(row.hip, row.cuda_versions, row.hip_versions, row.experimental)
+
+
+def derive_roc_status(row: Row) -> str:
+    """The status under ``--target-libs=roc``: :func:`derive_status`'s rule on the ROC block."""
+    return _target_status(row.roc or "", row.cuda_versions, row.roc_versions, row.roc_experimental)
 
 
 # ------------------------------------------------------------------- header inspection
@@ -294,19 +426,23 @@ class HeaderIndex:
         return self.kinds.get(name)
 
     @classmethod
-    def from_headers(cls, include_dir: str | os.PathLike, headers: Iterable[str]) -> "HeaderIndex":
-        """Build an index from ``headers`` (paths relative to ``include_dir``), in order.
+    def from_headers(cls, include_dirs: str | os.PathLike | Iterable[str | os.PathLike],
+                     headers: Iterable[str]) -> "HeaderIndex":
+        """Build an index from ``headers`` (paths relative to an include folder), in order.
 
-        Missing headers are skipped (and left out of :attr:`files`).
+        ``include_dirs`` is one folder or a sequence of them; each header is read from the
+        first folder that has it.  Missing headers are skipped (and left out of
+        :attr:`files`).
         """
         import tree_sitter
         import tree_sitter_cuda
 
+        dirs = [include_dirs] if isinstance(include_dirs, (str, os.PathLike)) else list(include_dirs)
         parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
         index = cls()
         for rel in headers:
-            path = Path(include_dir, rel)
-            if not path.is_file():
+            path = next((Path(d, rel) for d in dirs if Path(d, rel).is_file()), None)
+            if path is None:
                 continue
             index.files.append(rel)
             text = path.read_text(encoding="utf-8", errors="replace")
@@ -378,7 +514,7 @@ class HeaderIndex:
 
 # --------------------------------------------------------------------- kind heuristics
 
-_ALL_CAPS_RE = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_ALL_CAPS_RE = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
 
 
 def is_data_section(section: str) -> bool:
@@ -403,7 +539,26 @@ KIND_OVERRIDES: dict[str, dict[str, str]] = {
         "cudaKeyValuePair": "enumerator",
         "cudaCSV": "enumerator",
     },
+    # Enums that cuSPARSE 10/11 declared (`typedef enum {...} cusparseAlgMode_t;` ...) and
+    # their members; CUDA 12.4's cusparse.h has none of them.
+    "cusparse": {
+        **dict.fromkeys(("cusparseAlgMode_t", "cusparseHybPartition_t", "cusparseSideMode_t"),
+                        "enum"),
+        **dict.fromkeys(("CUSPARSE_ALG0", "CUSPARSE_ALG1", "CUSPARSE_COOMV_ALG",
+                         "CUSPARSE_CSRMM_ALG1", "CUSPARSE_MM_ALG_DEFAULT",
+                         "CUSPARSE_MV_ALG_DEFAULT"), "enumerator"),
+    },
 }
+
+def _hip_declares(pairs: Iterable[tuple[str, str]], header: str = "hip/hip_runtime_api.h",
+                  why: str = "") -> dict[str, dict[str, str | None]]:
+    """:data:`HIP_FIXES` entries for CUDA names HIPIFY's table (ROCm 6.3 era) lists with no HIP
+    name although HIP 6.4.3's ``header`` declares the counterpart (the status is then derived
+    as for any mapped row)."""
+    return {cuda: {"hip": hip, "note": f"HIPIFY's table lists no HIP name; HIP 6.4.3's {header} "
+                                       f"declares {hip}{why}."}
+            for cuda, hip in pairs}
+
 
 #: Corrections to HIPIFY's facts, by family and CUDA name, found by checking the ``hip``
 #: names against the headers of HIP 6.4 (Debian's libamdhip64-dev 6.4.3).  Each value
@@ -426,7 +581,141 @@ HIP_FIXES: dict[str, dict[str, dict[str, str | None]]] = {
             "note": "HIPIFY names hipGraphNodeTypeConditional (with no HIP version), but "
                     "HIP 6.4 has no conditional graph nodes.",
         },
+        **_hip_declares([(f"cudaEvent{w}{f}", f"hipEvent{w}{f}")
+                         for w in ("Record", "Wait") for f in ("Default", "External")],
+                        why=", with the same value"),
+        **_hip_declares([(f"cudaExternalSemaphoreHandleType{t}", f"hipExternalSemaphoreHandleType{t}")
+                         for t in ("D3D11Fence", "NvSciSync", "KeyedMutex", "KeyedMutexKmt",
+                                   "TimelineSemaphoreFd", "TimelineSemaphoreWin32")]
+                        + [("cudaExternalMemoryHandleTypeNvSciBuf", "hipExternalMemoryHandleTypeNvSciBuf"),
+                           ("cudaMemoryTypeUnregistered", "hipMemoryTypeUnregistered")],
+                        why=", with the same value"),
+        **_hip_declares([("cudaExternalMemoryMipmappedArrayDesc", "hipExternalMemoryMipmappedArrayDesc"),
+                         ("cudaExternalMemoryGetMappedMipmappedArray",
+                          "hipExternalMemoryGetMappedMipmappedArray"),
+                         ("cudaErrorInvalidChannelDescriptor", "hipErrorInvalidChannelDescriptor"),
+                         ("cudaErrorInvalidTexture", "hipErrorInvalidTexture")]),
     },
+    "cuda_driver": {
+        "CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR": {
+            "hip": "hipDeviceAttributeMaxBlocksPerMultiProcessor",
+            "note": "The HIPIFY table spells the HIP name with a lowercase p; HIP declares "
+                    "hipDeviceAttributeMaxBlocksPerMultiProcessor.",
+        },
+        "CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID": {
+            "hip": "hipDeviceAttributeMultiGpuBoardGroupID",
+            "note": "The HIPIFY table spells the HIP name ...GroupId; HIP declares "
+                    "hipDeviceAttributeMultiGpuBoardGroupID.",
+        },
+        "CU_GRAPH_DEBUG_DOT_FLAGS_RUNTIME_TYPES": {
+            "hip": None, "status": "unsupported",
+            "note": "HIPIFY names hipGraphDebugDotFlagsRuntimeTypes (with no HIP version), but "
+                    "HIP 6.4 does not declare it.",
+        },
+        **_hip_declares([(f"CU_EVENT_{w.upper()}_{f.upper()}", f"hipEvent{w}{f}")
+                         for w in ("Record", "Wait") for f in ("Default", "External")]
+                        + [(f"CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_{c}", f"hipExternalSemaphoreHandleType{h}")
+                           for c, h in (("D3D11_FENCE", "D3D11Fence"), ("NVSCISYNC", "NvSciSync"),
+                                        ("D3D11_KEYED_MUTEX", "KeyedMutex"),
+                                        ("D3D11_KEYED_MUTEX_KMT", "KeyedMutexKmt"),
+                                        ("TIMELINE_SEMAPHORE_FD", "TimelineSemaphoreFd"),
+                                        ("TIMELINE_SEMAPHORE_WIN32", "TimelineSemaphoreWin32"))]
+                        + [("CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF", "hipExternalMemoryHandleTypeNvSciBuf")],
+                        why=", with the same value"),
+        **_hip_declares([("CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC", "hipExternalMemoryMipmappedArrayDesc"),
+                         ("CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st",
+                          "hipExternalMemoryMipmappedArrayDesc_st"),
+                         ("CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1", "hipExternalMemoryMipmappedArrayDesc"),
+                         ("cuExternalMemoryGetMappedMipmappedArray",
+                          "hipExternalMemoryGetMappedMipmappedArray")]),
+        "CUoccupancyB2DSize": {
+            "hip": None, "status": "unsupported",
+            "note": "HIPIFY maps this callback type to void*, but HIP 6.4 has no block-size to "
+                    "shared-memory callback: hipModuleOccupancyMaxPotentialBlockSize takes none.",
+        },
+    },
+    "cuda_device": {
+        "__nv_bfloat16": {
+            "hip": "__hip_bfloat16",
+            "note": "HIPIFY maps this to hip_bfloat16 (hip/hip_bfloat16.h, a different struct); "
+                    "hip/hip_bf16.h, which cuda_bf16.h maps to, declares __hip_bfloat16, the type "
+                    "its bfloat16 functions take (HIP 6.4.3).",
+        },
+        **{cuda: {
+            "hip": hip, "status": "supported",
+            "note": f"HIPIFY lists no HIP name; HIP 6.4.3's hip/hip_bf16.h declares {hip}.",
+        } for cuda, hip in (("__nv_bfloat162", "__hip_bfloat162"),
+                            ("__nv_bfloat16_raw", "__hip_bfloat16_raw"),
+                            ("__nv_bfloat162_raw", "__hip_bfloat162_raw"),
+                            ("nv_bfloat162", "__hip_bfloat162"))},
+    },
+    "curand": {
+        cuda: {
+            "roc": roc,
+            "note": f"HIPIFY gives the engine type {engine}; {header} declares the typedef {roc} "
+                    "for it (rocRAND 6.4.3).",
+        } for cuda, roc, engine, header in (
+            ("curandStateMRG32k3a", "rocrand_state_mrg32k3a", "rocrand_device::mrg32k3a_engine",
+             "rocrand/rocrand_mrg32k3a.h"),
+            ("curandStateMtgp32", "rocrand_state_mtgp32", "rocrand_device::mtgp32_engine",
+             "rocrand/rocrand_mtgp32.h"),
+            ("curandStatePhilox4_32_10", "rocrand_state_philox4x32_10",
+             "rocrand_device::philox4x32_10_engine", "rocrand/rocrand_philox4x32_10.h"),
+            ("curandStateScrambledSobol32", "rocrand_state_scrambled_sobol32",
+             "rocrand_device::scrambled_sobol32_engine<false>",
+             "rocrand/rocrand_scrambled_sobol32.h"),
+            ("curandStateScrambledSobol64", "rocrand_state_scrambled_sobol64",
+             "rocrand_device::scrambled_sobol64_engine<false>",
+             "rocrand/rocrand_scrambled_sobol64.h"),
+            ("curandStateSobol32", "rocrand_state_sobol32", "rocrand_device::sobol32_engine<false>",
+             "rocrand/rocrand_sobol32.h"),
+            ("curandStateSobol64", "rocrand_state_sobol64", "rocrand_device::sobol64_engine<false>",
+             "rocrand/rocrand_sobol64.h"),
+        )
+    },
+}
+
+#: Device functions HIPIFY's table lists with no HIP name although HIP 6.4.3's headers
+#: (Debian's libamdhip64-dev 6.4.3), or the HIP math header of clang 19 that compiles them,
+#: declare the very same name: by family, then by where (as the note names it), the names.  They are written as supported with ``hip`` equal to the
+#: CUDA name and a note; ``upstream`` keeps HIPIFY's counts.  Found by looking every
+#: unsupported device name up in the HIP headers (``--hip-include`` reports the candidates).
+HIP_DECLARED: dict[str, dict[str, tuple[str, ...]]] = {
+    "cuda_device": {
+        "HIP 6.4.3's hip/amd_detail/amd_hip_bf16.h (included by hip/hip_bf16.h)": (
+            "__bfloat1622float2", "__bfloat162bfloat162", "__bfloat162float",
+            "__bfloat16_as_short", "__bfloat16_as_ushort", "__double2bfloat16",
+            "__float22bfloat162_rn", "__float2bfloat16", "__halves2bfloat162",
+            "__high2bfloat16", "__high2bfloat162", "__highs2bfloat162", "__low2bfloat16",
+            "__low2bfloat162", "__lows2bfloat162", "__short_as_bfloat16",
+            "__ushort_as_bfloat16",
+        ),
+        "HIP 6.4.3's hip/amd_detail/amd_hip_bf16.h, for __hip_bfloat162 only (no __half2 overload),": (
+            "__hmax2", "__hmin2",
+        ),
+        "HIP 6.4.3's hip/amd_detail/amd_warp_sync_functions.h (64-bit masks; declared only when "
+        "HIP_ENABLE_WARP_SYNC_BUILTINS is defined)": (
+            "__shfl_down_sync", "__shfl_sync", "__shfl_up_sync", "__shfl_xor_sync",
+        ),
+        "HIP 6.4.3's hip/amd_detail/amd_hip_fp16.h (included by hip/hip_fp16.h)": ("make_half2",),
+        "clang 19's __clang_hip_math.h (which clang includes in every HIP compile, like the "
+        "math functions HIPIFY maps to themselves)": (
+            "__finite", "__finitef", "__isinf", "__isinff", "__isnan", "__isnanf", "__signbit",
+            "__signbitf",
+        ),
+    },
+}
+
+#: Names of a table that this family's file leaves out, with the reason (printed in the
+#: file's header comment): another rule file reports them already, so a mapping here would
+#: double the finding or conflict with the entry there.
+LEFT_OUT: dict[str, dict[str, str]] = {
+    "cuda_device": {name: "check fp8 (HP1206, rules/constructs.yaml) reports it"
+                    for name in ("__nv_fp8_e4m3", "__nv_fp8_e5m2", "__nv_fp8_storage_t",
+                                 "__nv_fp8x2_e4m3", "__nv_fp8x2_e5m2", "__nv_fp8x4_e4m3",
+                                 "__nv_fp8x4_e5m2")},
+    "cudnn": {name: "declared in library_types.h; rules/cuda_runtime.yaml has it"
+              for name in ("libraryPropertyType", "libraryPropertyType_t")},
 }
 
 _CAMEL_RE = re.compile(r"[A-Z][A-Z0-9]*(?![a-z])|[A-Z]?[a-z][a-z0-9]*|\d+|_+")
@@ -441,6 +730,22 @@ def camel_tokens(name: str) -> list[str]:
     return _CAMEL_RE.findall(name)
 
 
+def library_caps_kind(name: str, neighbours: Iterable[str]) -> str:
+    """Kind of an ALL_CAPS data-type name that the CUDA headers here do not declare (all of
+    cuDNN's, and names newer or older CUDA releases dropped from the library headers).
+
+    The table is sorted by name, so the enumerators of one enum sit together and share
+    their leading words (``CUDNN_DATA_FLOAT``, ``CUDNN_DATA_HALF``): a name of three or more
+    underscore-separated words that shares its first two with the row before or after it is
+    an ``enumerator``; anything else (``CUDNN_MAJOR``, ``CUDNN_DIM_MAX``) a ``macro``.
+    """
+    words = name.split("_")
+    if len(words) > 2 and any(n.split("_")[:2] == words[:2] and len(n.split("_")) > 2
+                              for n in neighbours):
+        return "enumerator"
+    return "macro"
+
+
 def heuristic_kind(name: str, known: dict[str, str], current_enum: str | None,
                    next_name: str | None) -> str:
     """Guess the kind of a data-section name that the CUDA headers do not declare.
@@ -451,7 +756,9 @@ def heuristic_kind(name: str, known: dict[str, str], current_enum: str | None,
     section.  Table rows are sorted by name, so an enum directly precedes its members,
     whose names extend the enum's name.  Rules, first match wins:
 
-    1. ALL_CAPS names (``CUDA_EGL_MAX_PLANES``) -> ``macro``;
+    1. ALL_CAPS names (``CUDA_EGL_MAX_PLANES``, ``__CUDACC__``) -> ``macro``;
+    1a. the driver API's enum idiom ``typedef enum CUfoo_enum {...} CUfoo``: a name ending
+       in ``_enum``, or one whose next row is itself plus ``_enum`` -> ``enum``;
     2. ``X_t`` where ``X`` is a known enum -> ``enum`` (``typedef enum X X_t``);
        other names ending in ``_t``, ``_st`` or ``_vN`` -> ``type``;
     3. a name extending ``current_enum`` (``cudaD3D10DeviceList`` ->
@@ -466,6 +773,8 @@ def heuristic_kind(name: str, known: dict[str, str], current_enum: str | None,
     """
     if _ALL_CAPS_RE.match(name):
         return "macro"
+    if name.endswith("_enum") or (next_name == name + "_enum"):
+        return "enum"
     if name.endswith("_t") and known.get(name[:-2]) == "enum":
         return "enum"
     if re.search(r"(?:_t|_st|_v\d+)$", name):
@@ -498,6 +807,10 @@ class ImportStats:
     override_names: list[str] = dataclasses.field(default_factory=list)
     odd_hip_names: list[str] = dataclasses.field(default_factory=list)
     fixed_names: list[str] = dataclasses.field(default_factory=list)
+    declared_names: list[str] = dataclasses.field(default_factory=list)
+    left_out: list[str] = dataclasses.field(default_factory=list)
+    upstream: dict[str, object] = dataclasses.field(default_factory=dict)
+    header_files: list[str] = dataclasses.field(default_factory=list)
 
 
 def _odd_hip_name(name: str) -> bool:
@@ -511,20 +824,31 @@ def import_table(table_path: str | os.PathLike, family_id: str, title: str,
     """Read a HIPIFY table and return hipport mapping entries, in table order.
 
     ``family_id`` and ``title`` identify the rules file the entries are for (they are
-    not stored per entry, but are used in messages).  ``header_index`` classifies
+    not stored per entry, but are used in messages).  For a family of :data:`FAMILIES`
+    only its sections are read (:func:`select_rows`), the ROC block is read when it has a
+    ``roc_library``, and :data:`LEFT_OUT` names are skipped.  ``header_index`` classifies
     names in data-type sections; without it every such name goes through
     :func:`heuristic_kind`.  If ``stats`` is given it is filled with classification
-    counts and oddities.  Each entry is a dict whose keys follow :data:`KEY_ORDER`,
-    with empty fields left out.
+    counts, oddities and HIPIFY's counts of the rows read (``stats.upstream``).  Each entry
+    is a dict whose keys follow :data:`KEY_ORDER`, with empty fields left out.
     """
     stats = stats if stats is not None else ImportStats()
+    family = FAMILIES.get(family_id)
     rows = parse_table(table_path)
+    if family is not None:
+        rows = select_rows(rows, family)
+    with_roc = bool(family and family.roc_library)
+    stats.upstream = upstream_counts(rows, Path(table_path).name)
     entries: list[dict[str, str]] = []
     seen: dict[str, int] = {}
     current_enum: str | None = None  # name of the last enum seen in a data section
     known: dict[str, str] = dict(header_index.kinds) if header_index is not None else {}
     overrides = KIND_OVERRIDES.get(family_id, {})
     fixes = HIP_FIXES.get(family_id, {})
+    left_out = LEFT_OUT.get(family_id, {})
+    declared = {name: header for header, names in HIP_DECLARED.get(family_id, {}).items()
+                for name in names}
+    caps_by_neighbours = family is not None and family.caps_by_neighbours
     for i, row in enumerate(rows):
         if not row.cuda:
             raise ValueError(f"{table_path}:{row.line}: empty CUDA name ({family_id})")
@@ -532,6 +856,9 @@ def import_table(table_path: str | os.PathLike, family_id: str, title: str,
             raise ValueError(f"{table_path}:{row.line}: duplicate CUDA name {row.cuda!r} "
                              f"(first at line {seen[row.cuda]}) in {title}")
         seen[row.cuda] = row.line
+        if row.roc and not with_roc:
+            raise ValueError(f"{table_path}:{row.line}: {row.cuda} has a ROC name, but family "
+                             f"{family_id} reads no ROC block")
 
         if is_data_section(row.section):
             kind = header_index.get(row.cuda) if header_index is not None else None
@@ -542,8 +869,12 @@ def import_table(table_path: str | os.PathLike, family_id: str, title: str,
                 stats.by_override += 1
                 stats.override_names.append(f"{row.cuda}={kind}")
             else:
-                nxt = rows[i + 1].cuda if i + 1 < len(rows) and rows[i + 1].section == row.section else None
-                kind = heuristic_kind(row.cuda, known, current_enum, nxt)
+                same = [r.cuda for r in rows[max(i - 1, 0):i + 2] if r.section == row.section]
+                if caps_by_neighbours and _ALL_CAPS_RE.match(row.cuda):
+                    kind = library_caps_kind(row.cuda, [n for n in same if n != row.cuda])
+                else:
+                    nxt = rows[i + 1].cuda if i + 1 < len(rows) and rows[i + 1].section == row.section else None
+                    kind = heuristic_kind(row.cuda, known, current_enum, nxt)
                 stats.by_heuristic += 1
                 stats.heuristic_names.append(f"{row.cuda}={kind}")
             known[row.cuda] = kind
@@ -554,16 +885,35 @@ def import_table(table_path: str | os.PathLike, family_id: str, title: str,
         else:
             kind = "function"
             stats.by_section += 1
+        if row.cuda in left_out:
+            stats.left_out.append(f"{row.cuda}: {left_out[row.cuda]}")
+            continue
 
-        status = derive_status(row)
+        hip_name = row.hip
+        declared_note = ""
+        if not hip_name and row.cuda in declared:
+            hip_name = row.cuda  # HIP declares the very same name (see HIP_DECLARED)
+            declared_note = (f"Declared in {declared[row.cuda]} although HIPIFY's table lists "
+                             "no HIP name.")
+            stats.declared_names.append(row.cuda)
+        status = derive_status(dataclasses.replace(row, hip=hip_name))
         entry: dict[str, str] = {"cuda": row.cuda}
-        hip_removed = bool(row.hip and row.hip_versions[3])
-        if row.hip and not hip_removed:
-            entry["hip"] = row.hip
+        hip_removed = bool(hip_name and row.hip_versions[3])
+        if hip_name and not hip_removed:
+            entry["hip"] = hip_name
+        roc_removed = False
+        if with_roc:
+            roc_removed = bool(row.roc and row.roc_versions[3])
+            if row.roc and not roc_removed:
+                entry["roc"] = row.roc
+            roc_status = derive_roc_status(row)
+            if roc_status != ("supported" if "roc" in entry else "unsupported"):
+                entry["roc_status"] = roc_status
         entry["kind"] = kind
         entry["status"] = status
         entry["section"] = row.section
-        note = _auto_note(row, hip_removed)
+        note = " ".join(n for n in (_auto_note(row, hip_removed), declared_note,
+                                    _roc_note(row, roc_removed)) if n)
         if note:
             entry["note"] = note
         fix = fixes.get(row.cuda)
@@ -573,17 +923,18 @@ def import_table(table_path: str | os.PathLike, family_id: str, title: str,
                     entry.pop(key, None)
                 else:
                     entry[key] = val
+            if fix.get("hip") and "status" not in fix:  # a HIP name given where HIPIFY has none
+                entry["status"] = derive_status(dataclasses.replace(row, hip=fix["hip"]))
             stats.fixed_names.append(row.cuda)
         if _odd_hip_name(row.hip):
             stats.odd_hip_names.append(f"{row.cuda} -> {row.hip}")
-        for key, val in zip(("cuda_added", "cuda_deprecated", "cuda_changed", "cuda_removed"),
-                            row.cuda_versions):
-            if val:
-                entry[key] = val
-        for key, val in zip(("hip_added", "hip_deprecated", "hip_changed", "hip_removed"),
-                            row.hip_versions):
-            if val:
-                entry[key] = val
+        if with_roc and _odd_hip_name(row.roc or ""):
+            stats.odd_hip_names.append(f"{row.cuda} -> roc {row.roc}")
+        for prefix, versions in (("cuda", row.cuda_versions), ("hip", row.hip_versions),
+                                 ("roc", row.roc_versions if with_roc else ("", "", "", ""))):
+            for key, val in zip(("added", "deprecated", "changed", "removed"), versions):
+                if val:
+                    entry[f"{prefix}_{key}"] = val
         entries.append(entry)
     _note_folded_dimensions(entries)
     return entries
@@ -611,6 +962,13 @@ def _note_folded_dimensions(entries: list[dict[str, str]]) -> None:
         for e in group:
             e.setdefault("note", f"HIP has one attribute, {hip}, for all dimensions; "
                                  "the per-dimension CUDA query has no exact equivalent.")
+
+
+def _roc_note(row: Row, roc_removed: bool) -> str:
+    """The generated note about the ROC name of a row, or ''."""
+    if roc_removed:
+        return f"ROCm removed {row.roc} in {row.roc_versions[3]}; --target-libs=roc has no equivalent."
+    return ""
 
 
 def _auto_note(row: Row, hip_removed: bool) -> str:
@@ -649,18 +1007,38 @@ def render_entry(entry: dict[str, str]) -> str:
     return "  - {" + ", ".join(parts) + "}"
 
 
-def render_rules(family: Family, entries: list[dict[str, str]], tail: str = "") -> str:
+def render_upstream(counts: dict[str, object]) -> str:
+    """The ``upstream:`` line of a rules file (keys in the schema's order)."""
+    parts = [f"{k}: {yaml_scalar(counts[k]) if isinstance(counts[k], str) else counts[k]}"
+             for k in ("table", "known", "mapped", "mapped_roc") if k in counts]
+    return "upstream: {" + ", ".join(parts) + "}"
+
+
+def render_rules(family: Family, entries: list[dict[str, str]], tail: str = "",
+                 upstream: dict[str, object] | None = None,
+                 left_out: Iterable[str] = ()) -> str:
     """Render a complete rules file: header comment, metadata, mappings, hand tail."""
     src = f"docs/tables/{family.table}"
     lines = [
         f"# {family.title} -> {family.hip_title}.",
         f"# Facts from HIPIFY's published table {src}",
         f"# (ROCm/HIPIFY commit {HIPIFY_COMMIT}); generated by tools/import_hipify_tables.py, then curated by hand.",
+        *family.comment,
+    ]
+    left_out = list(left_out)
+    if left_out:
+        lines.append("# Left out of this file (counted in `upstream`):")
+        lines += [f"#   {item}" for item in left_out]
+    lines += [
         f"family: {family.family_id}",
         f"title: {yaml_scalar(family.title)}",
-        f"source: HIPIFY {src} (ROCm/HIPIFY {HIPIFY_COMMIT})",
-        "mappings:",
+        f"source: HIPIFY {src} (ROCm/HIPIFY {HIPIFY_COMMIT}, MIT licence)",
     ]
+    if family.roc_library:
+        lines.append(f"roc_library: {family.roc_library}")
+    if upstream:
+        lines.append(render_upstream(upstream))
+    lines.append("mappings:")
     lines += [render_entry(e) for e in entries]
     text = "\n".join(lines) + "\n"
     if tail:
@@ -695,112 +1073,149 @@ _HIP_DEPRECATED_RE = re.compile(
     r"\bHIP_DEPRECATED\s*\((?:[^()]|\([^()]*\))*\)\s*[^;{(]*?\b(\w+)\s*\(")
 
 
-def check_hip_names(mappings: list[dict], hip_include: str | os.PathLike) -> dict[str, list[str]]:
-    """Check the ``hip`` names of ``mappings`` against installed HIP headers.
+def check_hip_names(mappings: list[dict],
+                    hip_include: str | os.PathLike | Iterable[str | os.PathLike]) -> dict[str, list[str]]:
+    """Check the ``hip`` and ``roc`` names of ``mappings`` against installed headers.
 
-    ``hip_include`` is the include root that holds ``hip/`` (e.g. ``/opt/rocm/include``
-    or an unpacked libamdhip64-dev's ``usr/include``).  Returns three lists of
-    ``"cuda -> hip"`` strings: ``missing`` (an identifier no HIP header contains),
-    ``deprecated`` (a function HIP marks ``HIP_DEPRECATED`` while the entry's status is
-    not ``deprecated``/``removed``), and ``missing_headers`` (``kind: header`` entries
-    whose file does not exist under ``hip_include``).
+    ``hip_include`` is an include root (or a sequence of them) holding ``hip/`` and the
+    libraries' folders (``/opt/rocm/include``, or unpacked Debian -dev packages'
+    ``usr/include``); every ``.h``/``.hpp``/``.inc``/``.cuh`` file below is read.  Returns
+    lists of ``"cuda -> name"`` strings: ``missing`` / ``missing_roc`` (an identifier no
+    header contains), ``deprecated`` (a function HIP marks ``HIP_DEPRECATED`` while the
+    entry's status is not ``deprecated``/``removed``), and ``missing_headers`` /
+    ``missing_roc_headers`` (``kind: header`` entries whose file exists under no root).
+    Names that are not plain identifiers (``thrust::hip``) are checked by their last part.
     """
-    root = Path(hip_include)
+    roots = ([Path(hip_include)] if isinstance(hip_include, (str, os.PathLike))
+             else [Path(r) for r in hip_include])
     idents: set[str] = set()
     deprecated: set[str] = set()
-    for f in sorted(root.joinpath("hip").rglob("*")):
-        if f.suffix not in (".h", ".hpp", ".inc") or not f.is_file():
-            continue
-        text = f.read_text(encoding="utf-8", errors="replace")
-        idents.update(re.findall(r"\b[A-Za-z_]\w*\b", text))
-        deprecated.update(m.group(1) for m in _HIP_DEPRECATED_RE.finditer(text))
-    out: dict[str, list[str]] = {"missing": [], "deprecated": [], "missing_headers": []}
+    for root in roots:
+        for f in sorted(root.rglob("*")):
+            if f.suffix not in (".h", ".hpp", ".inc", ".cuh") or not f.is_file():
+                continue
+            text = f.read_text(encoding="utf-8", errors="replace")
+            idents.update(re.findall(r"\b[A-Za-z_]\w*\b", text))
+            deprecated.update(m.group(1) for m in _HIP_DEPRECATED_RE.finditer(text))
+    out: dict[str, list[str]] = {"missing": [], "missing_roc": [], "deprecated": [],
+                                 "missing_headers": [], "missing_roc_headers": []}
     for m in mappings:
-        hip = m.get("hip")
-        if not hip:
-            continue
-        if m.get("kind") == "header":
-            if not root.joinpath(hip).is_file():
-                out["missing_headers"].append(f"{m['cuda']} -> {hip}")
-            continue
-        if not _odd_hip_name(hip) and hip not in idents:
-            out["missing"].append(f"{m['cuda']} -> {hip}")
-        if hip in deprecated and m.get("status") not in ("deprecated", "removed"):
-            out["deprecated"].append(f"{m['cuda']} -> {hip}")
+        for field, missing, missing_headers in (("hip", "missing", "missing_headers"),
+                                                ("roc", "missing_roc", "missing_roc_headers")):
+            name = m.get(field)
+            if not name:
+                continue
+            if m.get("kind") == "header":
+                if not any(root.joinpath(name).is_file() for root in roots):
+                    out[missing_headers].append(f"{m['cuda']} -> {name}")
+                continue
+            last = name.rsplit("::", 1)[-1]
+            if not _odd_hip_name(last) and last not in idents:
+                out[missing].append(f"{m['cuda']} -> {name}")
+            if (field == "hip" and name in deprecated
+                    and m.get("status") not in ("deprecated", "removed")):
+                out["deprecated"].append(f"{m['cuda']} -> {name}")
     return out
+
+
+def generate(family: Family, table: str | os.PathLike, output: Path,
+             cuda_includes: Iterable[str | os.PathLike] | None, fresh: bool = False,
+             stats: ImportStats | None = None) -> str:
+    """Import ``table`` for ``family`` and return the text of its rules file.
+
+    ``cuda_includes`` are the folders to read the family's CUDA headers from (None: classify
+    data types by heuristic alone).  The hand-written tail and notes of ``output`` are kept
+    unless ``fresh``.  Raises SystemExit when none of the family's headers is found, or when
+    the hand tail repeats a generated name.
+    """
+    stats = stats if stats is not None else ImportStats()
+    index = None
+    if family.headers and cuda_includes is not None:
+        index = HeaderIndex.from_headers(list(cuda_includes), family.headers)
+        if not index.files:
+            raise SystemExit(f"none of {family.family_id}'s headers found under "
+                             f"{', '.join(map(str, cuda_includes))}; pass --cuda-include, or "
+                             "--no-headers to classify data types by heuristic alone")
+    entries = import_table(table, family.family_id, family.title, index, stats)
+    notes, tail = ({}, "") if fresh else split_existing(output)
+    for e in entries:
+        if "note" not in e and e["cuda"] in notes:
+            e["note"] = notes[e["cuda"]]
+    text = render_rules(family, entries, tail, stats.upstream, stats.left_out)
+    data = yaml.safe_load(text)
+    names = [m["cuda"] for m in data["mappings"]]
+    dups = sorted({n for n in names if names.count(n) > 1})
+    if dups:
+        raise SystemExit(f"{output}: duplicate cuda names after merging the hand tail: {dups}")
+    stats.header_files = index.files if index is not None else []
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point; see the module docstring and tools/README.md."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("table", help="path to a HIPIFY docs/tables/*.md file")
-    ap.add_argument("--family", default="cuda_runtime", choices=sorted(FAMILIES),
-                    help="family id (default: cuda_runtime)")
-    ap.add_argument("--title", help="override the family title")
-    ap.add_argument("--cuda-include", default="/usr/local/cuda/include",
-                    help="CUDA include directory used to classify data-type names")
+    ap.add_argument("table", help="a HIPIFY docs/tables/*.md file, or the folder holding them "
+                                  "(each family then reads its own table)")
+    ap.add_argument("--family", action="append", choices=[*FAMILIES, "all"],
+                    help="family id, repeatable; 'all' for every family (default: cuda_runtime)")
+    ap.add_argument("--title", help="override the family title (one family only)")
+    ap.add_argument("--cuda-include", action="append",
+                    help="CUDA include folder used to classify data-type names, repeatable, "
+                         "first match wins (default: " + ", ".join(DEFAULT_CUDA_INCLUDES) + ")")
     ap.add_argument("--no-headers", action="store_true",
                     help="do not read CUDA headers; classify data types by heuristic only")
-    ap.add_argument("--output", help="rules file to write (default: the family's)")
+    ap.add_argument("--output", help="rules file to write (one family only; default: the family's)")
     ap.add_argument("--fresh", action="store_true",
                     help="ignore the existing output (drop hand notes and the hand tail)")
     ap.add_argument("--report", action="store_true", help="print classification details")
-    ap.add_argument("--hip-include",
-                    help="include root holding hip/ (e.g. /opt/rocm/include); if given, "
-                         "the written hip names are checked against those headers")
+    ap.add_argument("--hip-include", action="append",
+                    help="include root holding hip/ and the ROCm libraries' folders (e.g. "
+                         "/opt/rocm/include), repeatable; if given, the written hip and roc "
+                         "names and headers are checked against those headers")
     args = ap.parse_args(argv)
 
-    family = FAMILIES[args.family]
-    if args.title:
-        family = dataclasses.replace(family, title=args.title)
-    output = Path(args.output or Path(__file__).resolve().parent.parent / family.output)
-
-    index = None
-    if family.headers and not args.no_headers:
-        index = HeaderIndex.from_headers(args.cuda_include, family.headers)
-        if not index.files:
-            raise SystemExit(f"none of {family.family_id}'s headers found under "
-                             f"{args.cuda_include}; pass --cuda-include, or --no-headers "
-                             "to classify data types by heuristic alone")
-    stats = ImportStats()
-    entries = import_table(args.table, family.family_id, family.title, index, stats)
-
-    notes, tail = ({}, "") if args.fresh else split_existing(output)
-    for e in entries:
-        if "note" not in e and e["cuda"] in notes:
-            e["note"] = notes[e["cuda"]]
-            # keep KEY_ORDER: render_entry orders keys itself
-    text = render_rules(family, entries, tail)
-
-    data = yaml.safe_load(text)
-    names = [m["cuda"] for m in data["mappings"]]
-    dups = sorted({n for n in names if names.count(n) > 1})
-    if dups:
-        raise SystemExit(f"duplicate cuda names after merging the hand tail: {dups}")
-
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(text, encoding="utf-8")
-
-    print(f"{output}: {len(entries)} generated entries, {len(data['mappings'])} in total",
-          file=sys.stderr)
-    print(f"kind from section: {stats.by_section}, from CUDA headers: {stats.by_headers}, "
-          f"by hand override: {stats.by_override}, by heuristic: {stats.by_heuristic}"
-          + (f" (headers parsed: {', '.join(index.files)})" if index else " (no headers)"),
-          file=sys.stderr)
-    if args.hip_include:
-        for what, items in check_hip_names(data["mappings"], args.hip_include).items():
-            print(f"HIP check, {what}: {len(items)}", file=sys.stderr)
-            for n in items:
-                print(f"  {n}", file=sys.stderr)
-    if args.report:
-        for n in stats.fixed_names:
-            print(f"  HIP fix applied: {n}", file=sys.stderr)
-        for n in stats.heuristic_names:
-            print(f"  heuristic: {n}", file=sys.stderr)
-        for n in stats.override_names:
-            print(f"  override: {n}", file=sys.stderr)
-        for n in stats.odd_hip_names:
-            print(f"  odd HIP name: {n}", file=sys.stderr)
+    ids = args.family or ["cuda_runtime"]
+    ids = list(FAMILIES) if "all" in ids else list(dict.fromkeys(ids))
+    if (args.output or args.title) and len(ids) > 1:
+        ap.error("--output and --title take one family")
+    if len(ids) > 1 and not Path(args.table).is_dir():
+        ap.error("several families read several tables: give the folder holding them")
+    includes = None if args.no_headers else (args.cuda_include or list(DEFAULT_CUDA_INCLUDES))
+    for family_id in ids:
+        family = FAMILIES[family_id]
+        if args.title:
+            family = dataclasses.replace(family, title=args.title)
+        table = Path(args.table, family.table) if Path(args.table).is_dir() else Path(args.table)
+        output = Path(args.output or _REPO / family.output)
+        stats = ImportStats()
+        text = generate(family, table, output, includes, args.fresh, stats)
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text, encoding="utf-8")
+        data = yaml.safe_load(text)
+        print(f"{output}: {len(data['mappings'])} entries; HIPIFY {stats.upstream}; "
+              f"{len(stats.left_out)} left out, {len(stats.declared_names)} declared by HIP, "
+              f"{len(stats.fixed_names)} fixed", file=sys.stderr)
+        print(f"  kind from section: {stats.by_section}, from CUDA headers: {stats.by_headers}, "
+              f"by hand override: {stats.by_override}, by heuristic: {stats.by_heuristic}"
+              + (f" (headers parsed: {', '.join(stats.header_files)})" if stats.header_files
+                 else " (no headers)"),
+              file=sys.stderr)
+        if args.hip_include:
+            for what, items in check_hip_names(data["mappings"], args.hip_include).items():
+                print(f"  HIP check, {what}: {len(items)}", file=sys.stderr)
+                for n in items:
+                    print(f"    {n}", file=sys.stderr)
+        if args.report:
+            for n in stats.fixed_names:
+                print(f"    HIP fix applied: {n}", file=sys.stderr)
+            for n in stats.declared_names:
+                print(f"    declared by HIP: {n}", file=sys.stderr)
+            for n in stats.heuristic_names:
+                print(f"    heuristic: {n}", file=sys.stderr)
+            for n in stats.override_names:
+                print(f"    override: {n}", file=sys.stderr)
+            for n in stats.odd_hip_names:
+                print(f"    odd HIP name: {n}", file=sys.stderr)
     return 0
 
 
