@@ -3,10 +3,11 @@
 
 The tree is made of "components" (``comp_000/``, ``comp_001/``, ...). Each component holds
 
-* a replica of every corpus program under ``corpus/`` (``corpus/<program>/...``), with the
-  program's own identifiers (kernels, functions, constants, namespaces, macros, include guards,
-  ``cuda_*`` user variables) systematically renamed with a ``_rNNN`` suffix, so no two files are
-  identical; headers shorter than 50 lines get a block of constants and comments appended;
+* a replica of every corpus program under ``corpus/`` (``corpus/<program>/...``; not the
+  multi-file projects of ``corpus/projects/``), with the program's own identifiers (kernels,
+  functions, constants, namespaces, macros, include guards, ``cuda_*`` user variables)
+  systematically renamed with a ``_rNNN`` suffix, so no two files are identical; headers
+  shorter than 50 lines get a block of constants and comments appended;
 * synthetic files built from the CUDA runtime names in ``rules/cuda_runtime.yaml`` (entries with
   ``status: supported`` and kind function, type or enumerator): ``include/check.h`` (error
   macro), ``src/*.cu`` (kernels, ``<<<...>>>`` launches, API calls), ``include/*.cuh``
@@ -113,7 +114,8 @@ _DECLARED = [
 
 def load_corpus(corpus_dir: Path, names: RuntimeNames) -> list[CorpusProgram]:
     programs = []
-    for folder in sorted(p for p in corpus_dir.iterdir() if p.is_dir()):
+    # corpus/projects/ holds multi-file projects with builds of their own: not replicated.
+    for folder in sorted(p for p in corpus_dir.iterdir() if p.is_dir() and p.name != "projects"):
         files = {p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
                  for p in sorted(folder.rglob("*")) if p.is_file() and p.suffix in SOURCE_SUFFIXES}
         if not files:

@@ -32,6 +32,9 @@ from hipport.convert import ConvertOptions, convert_tree  # noqa: E402
 from hipport.toolchain import Toolchain  # noqa: E402
 
 CORPUS = REPO / "corpus"
+#: Multi-file projects with their own CMake or Make builds: built and run by
+#: scripts/corpus_projects.py, not here.
+PROJECTS = CORPUS / "projects"
 FLAGS = ("-std=c++17",)
 
 
@@ -39,12 +42,12 @@ def build(out: Path, rounds: int) -> None:
     """Convert the corpus into ``out/ported`` and compile both versions into ``out/bin``."""
     toolchain = Toolchain.load()
     ported = out / "ported"
-    convert_tree(CORPUS, ported, ConvertOptions())
+    convert_tree(CORPUS, ported, ConvertOptions(exclude=("projects/",)))
     bin_dir = out / "bin"
     bin_dir.mkdir(parents=True, exist_ok=True)
     programs = []
     commands = []
-    for source in sorted(CORPUS.rglob("*.cu")):
+    for source in sorted(p for p in CORPUS.rglob("*.cu") if not p.is_relative_to(PROJECTS)):
         rel = source.relative_to(CORPUS)
         name = rel.parts[0]
         original_bin, hip_bin = bin_dir / f"{name}_cuda", bin_dir / f"{name}_hip"

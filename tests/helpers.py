@@ -8,6 +8,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CORPUS = REPO / "corpus"
+#: Leaves the multi-file CMake/Makefile projects (corpus/projects/, each with its own build) out of a
+#: conversion of the whole corpus: tests that port the corpus of single-file programs use it.
+CORPUS_EXCLUDE = ("projects/",)
+CORPUS_PROJECTS = CORPUS / "projects"
 
 
 def tree_digest(root: Path) -> dict[str, str]:

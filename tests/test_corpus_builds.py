@@ -11,16 +11,17 @@ import pytest
 
 from hipport.convert import ConvertOptions, convert_tree
 
-from helpers import CORPUS, FIXTURES
+from helpers import CORPUS, CORPUS_EXCLUDE, CORPUS_PROJECTS, FIXTURES
 
 AMD_ARCHS = ("gfx90a", "gfx942", "gfx1030", "gfx1100")
-UNITS = sorted(p.relative_to(CORPUS).with_suffix(".hip").as_posix() for p in CORPUS.rglob("*.cu"))
+UNITS = sorted(p.relative_to(CORPUS).with_suffix(".hip").as_posix() for p in CORPUS.rglob("*.cu")
+               if not p.is_relative_to(CORPUS_PROJECTS))
 
 
 @pytest.fixture(scope="module", params=["chevron", "hip"])
 def ported_corpus(request, tmp_path_factory):
     out = tmp_path_factory.mktemp(f"corpus-{request.param}")
-    convert_tree(CORPUS, out, ConvertOptions(launch_syntax=request.param))
+    convert_tree(CORPUS, out, ConvertOptions(launch_syntax=request.param, exclude=CORPUS_EXCLUDE))
     return request.param, out
 
 
@@ -67,7 +68,7 @@ def test_generated_cmake_builds_the_ported_corpus_for_amd(toolchain, tmp_path):
     import subprocess
 
     out, build = tmp_path / "ported", tmp_path / "build"
-    convert_tree(CORPUS, out, ConvertOptions(offload_archs=("gfx90a", "gfx1100")))
+    convert_tree(CORPUS, out, ConvertOptions(offload_archs=("gfx90a", "gfx1100"), exclude=CORPUS_EXCLUDE))
     configure = [str(toolchain.cmake), "-S", str(out), "-B", str(build),
                  f"-DCMAKE_TOOLCHAIN_FILE={toolchain.cmake_hip_toolchain_file}"]
     for command in (configure, [str(toolchain.cmake), "--build", str(build), "--parallel", "2"]):
