@@ -514,7 +514,7 @@ class HeaderIndex:
 
 # --------------------------------------------------------------------- kind heuristics
 
-_ALL_CAPS_RE = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
+_ALL_CAPS_RE = re.compile(r"^_*[A-Z](?:[A-Z0-9_]|(?<=\d)x(?=\d))*$")  # 8x128 counts as caps
 
 
 def is_data_section(section: str) -> bool:
@@ -649,6 +649,14 @@ HIP_FIXES: dict[str, dict[str, dict[str, str | None]]] = {
                             ("__nv_bfloat162_raw", "__hip_bfloat162_raw"),
                             ("nv_bfloat162", "__hip_bfloat162"))},
     },
+    "cudnn": {
+        cuda: {"note": f"HIPIFY names {hip}, but the last hipdnn.h of ROCm/hipDNN (2019, archived) "
+                       "does not declare it."}
+        for cuda, hip in (("CUDNN_ACTIVATION_SWISH", "HIPDNN_ACTIVATION_SWISH"),
+                          ("CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H",
+                           "HIPDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H"),
+                          ("cudnnGetReduceTensorDescriptor", "hipdnnGetReduceTensorDescriptor"))
+    },
     "curand": {
         cuda: {
             "roc": roc,
@@ -739,8 +747,11 @@ def library_caps_kind(name: str, neighbours: Iterable[str]) -> str:
     underscore-separated words that shares its first two with the row before or after it is
     an ``enumerator``; anything else (``CUDNN_MAJOR``, ``CUDNN_DIM_MAX``) a ``macro``.
     """
-    words = name.split("_")
-    if len(words) > 2 and any(n.split("_")[:2] == words[:2] and len(n.split("_")) > 2
+    def words_of(n: str) -> list[str]:
+        return n.lstrip("_").split("_")
+
+    words = words_of(name)
+    if len(words) > 2 and any(words_of(n)[:2] == words[:2] and len(words_of(n)) > 2
                               for n in neighbours):
         return "enumerator"
     return "macro"
