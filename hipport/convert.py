@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .analyze import analyze_file
+from .buildfiles import BuildFile, BuildOptions, build_file_kind, migrate_build_files
 from .cmake import (DEFAULT_OFFLOAD_ARCHS, PLATFORM_MODULE, UnitInfo, cmake_listable, libraries_for_includes,
                     library_targets, render_cmake, render_platform_module, tree_includes)
 from .discover import TreeFile, discover
@@ -165,9 +166,11 @@ def _init_worker(rules: RuleSet, options: ConvertOptions, tree_files: frozenset[
 def _port_and_write(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str],
                     parser, out: Path | None) -> PortedFile:
     """Port one file and, when ``out`` is given, write it there; the returned PortedFile then
-    carries no content (only the summary travels back to the parent process)."""
+    carries no content (only the summary travels back to the parent process). Build files
+    (CMake, Makefiles) are not written here: :func:`_migrate_build_files` migrates them once
+    every file is ported, so they come back with their content."""
     ported = port_file(file, rules, options, tree_files, parser)
-    if out is not None:
+    if out is not None and build_file_kind(file.rel) is None:
         atomic_write(out / file.out_rel, ported.output, file.mode)
         ported.output = b""
     return ported
@@ -207,6 +210,29 @@ def _new_report(src: Path, out: Path | None, options: ConvertOptions, rules: Rul
     )
 
 
+def _migrate_build_files(build_files: list[PortedFile], gpu_cxx_sources: frozenset[str], options: ConvertOptions,
+                         rules: RuleSet, out: Path | None) -> bool:
+    """Migrate the CMake files and Makefiles among the ported files (see :mod:`hipport.buildfiles`):
+    their summaries get the findings (suppressions applied) and, when ``out`` is given, the
+    migrated files are written there.
+
+    Returns:
+        True when a migrated CMake file includes the platform module (OUT must hold it).
+    """
+    if not build_files:
+        return False
+    migrated = migrate_build_files([BuildFile(p.file.rel, p.output) for p in build_files], rules,
+                                   BuildOptions(tuple(options.offload_archs), options.target_libs), gpu_cxx_sources)
+    for ported, result in zip(build_files, migrated):
+        summary = ported.summary
+        summary.converted = True
+        summary.lines = _line_count(ported.output)
+        summary.findings = filter_and_fingerprint(result.findings, ported.output)
+        if out is not None:
+            atomic_write(out / ported.file.out_rel, result.output, ported.file.mode)
+    return any(result.includes_platform_module for result in migrated)
+
+
 def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: RuleSet | None = None,
                progress: Callable[[int, int], None] | None = None) -> Report:
     """Analyse the file or tree ``src`` as :func:`convert_tree` would, writing nothing.
@@ -223,10 +249,17 @@ def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: Rul
         raise ValueError(f"rules loaded for --target-libs={rules.target_libs}, options say {options.target_libs}")
     files = discover(src, None, list(options.exclude))
     report = _new_report(src, None, options, rules)
+    build_files, gpu_cxx = [], set()
     for done, ported in enumerate(_port_all(files, options, rules, None), 1):
         report.files.append(ported.summary)
+        if build_file_kind(ported.file.rel):
+            build_files.append(ported)
+        elif (ported.file.convert and ported.file.is_unit and ported.uses_hip and not ported.file.is_cuda_unit
+              and not ported.file.rel.endswith(".c")):
+            gpu_cxx.add(ported.file.rel)
         if progress:
             progress(done, len(files))
+    _migrate_build_files(build_files, frozenset(gpu_cxx), options, rules, None)
     report.files.sort(key=lambda s: s.path)
     report.seconds = time.perf_counter() - started
     return report
@@ -295,14 +328,21 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
     files = discover(src, out, list(options.exclude))
     result = ConversionResult(_new_report(src, out, options, rules))
     units: list[UnitInfo] = []
+    build_files, gpu_cxx = [], set()
     for done, ported in enumerate(_port_all(files, options, rules, out), 1):
         file = ported.file
         result.written.append(file.out_rel)
         result.report.files.append(ported.summary)
         if file.convert and file.is_unit:
             units.append(UnitInfo(file.out_rel, ported.defines_main, ported.uses_hip))
+            if ported.uses_hip and not file.is_cuda_unit and not file.rel.endswith(".c"):
+                gpu_cxx.add(file.rel)
+        if build_file_kind(file.rel):
+            build_files.append(ported)
         if progress:
             progress(done, len(files))
+    # SRC's build files are migrated, not copied; they include the platform module when they use CUDA
+    needs_platform_module = _migrate_build_files(build_files, frozenset(gpu_cxx), options, rules, out)
     result.report.files.sort(key=lambda s: s.path)
     units.sort(key=lambda u: u.out_rel)
     has_cmake = any(f.rel == "CMakeLists.txt" for f in files)
@@ -321,6 +361,8 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
         result.written.append("CMakeLists.txt")
         result.report.generated.append("CMakeLists.txt")
         # the generated build includes the platform module (so does a migrated CMake build)
+        needs_platform_module = True
+    if needs_platform_module and PLATFORM_MODULE not in result.written:
         atomic_write(out / PLATFORM_MODULE, render_platform_module(options.offload_archs).encode("utf-8"))
         result.written.append(PLATFORM_MODULE)
         result.report.generated.append(PLATFORM_MODULE)

@@ -58,14 +58,17 @@ def test_corpus_gets_one_executable_per_main(tmp_path):
     assert (tmp_path / "cmake" / "HipportPlatform.cmake").read_text() == render_platform_module(DEFAULT_OFFLOAD_ARCHS)
 
 
-def test_existing_cmakelists_is_copied_not_generated(tmp_path):
+def test_existing_cmakelists_is_migrated_not_generated(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
     (src / "CMakeLists.txt").write_text("project(mine LANGUAGES CUDA)\n")
     (src / "k.cu").write_text("int main() { return 0; }\n")
     result = convert_tree(src, tmp_path / "out")
-    assert (tmp_path / "out" / "CMakeLists.txt").read_text() == "project(mine LANGUAGES CUDA)\n"
-    assert result.report.generated == []
+    assert (tmp_path / "out" / "CMakeLists.txt").read_text() == (
+        "project(mine LANGUAGES CXX)\n"
+        "include(${CMAKE_CURRENT_SOURCE_DIR}/cmake/HipportPlatform.cmake)\n"
+        "hipport_enable_gpu_language()\n")
+    assert result.report.generated == ["cmake/HipportPlatform.cmake"]
 
 
 def test_awkward_names_libraries_and_hip_cxx_sources():

@@ -165,7 +165,10 @@ class _CMakeMigration:
         self.edits.append(TextEdit(start, end, new))
 
     def insert_after(self, command: Command, *lines: str) -> None:
-        self.inserts.setdefault(command.end, []).extend(lines)
+        """Insert ``lines`` (commands) after ``command``, each on a line of its own with the
+        command's indentation; a line the file holds already (a port converted again) is not
+        inserted twice."""
+        self.inserts.setdefault(command.end, []).extend(line for line in lines if line not in self.text)
 
     def lang(self, replacement: str) -> str:
         return replacement.replace("<LANG>", GPU_LANGUAGE_VARIABLE if self.lang_known else "HIP")
@@ -210,6 +213,12 @@ class _CMakeMigration:
     # ------------------------------------------------------------------ the pass
     def run(self) -> Migration:
         commands = parse_cmake(self.text)
+        # a file migrated before (converting a port again) already includes the module
+        self.has_include = any(c.lower == "include" and any("HipportPlatform.cmake" in a.text for a in c.args)
+                               for c in commands)
+        self.has_enable = any(c.lower == "hipport_enable_gpu_language" for c in commands)
+        if self.has_enable:
+            self.found.enables_cuda = self.found.uses_cuda = True
         for command in commands:
             self.command(command)
         text = self.text
@@ -292,11 +301,11 @@ class _CMakeMigration:
                 written = "CXX"
             self.handled.update(args[i].start for i in cuda)
         lines = []
-        if self.is_top and (self.facts.uses_cuda or cuda):
+        if self.is_top and (self.facts.uses_cuda or cuda) and not self.has_include:
             module = posixpath.relpath(PLATFORM_MODULE, self.folder or ".")
             lines.append(f"include(${{CMAKE_CURRENT_SOURCE_DIR}}/{module})")
         enable = cuda or (self.is_top and self.facts.uses_cuda and not self.facts.enables_cuda
-                          and not self.facts.optional_cuda)
+                          and not self.facts.optional_cuda and not self.has_enable)
         if enable:
             lines.append("hipport_enable_gpu_language()")
             lines.extend(self.finds_after_enable())
@@ -433,7 +442,7 @@ class _CMakeMigration:
             condition = f"$<AND:{condition},$<CONFIG:{config}>>"
         body = ";".join(options)
         text = f"$<{condition}:{body}>"
-        return f'"{text}"' if (";" in body or " " in body) else text
+        return f'"{text}"' if (";" in body or " " in body or "${" in body) else text
 
     def mapped_options(self, args: list[Argument]) -> list[str]:
         """The clang options for nvcc options given as arguments (notes point at the originals)."""
@@ -601,17 +610,27 @@ class _CMakeMigration:
 
     def option_command(self, cmd: Command) -> None:
         """target_compile_options and friends: options inside a CUDA language condition are
-        nvcc's for sure; elsewhere only nvcc-only spellings are mapped."""
-        genex_words, plain = [], []
-        for arg in cmd.args:
-            if arg.kind == "bracket":
-                continue
-            content, base = arg.content, arg.content_start
-            spans = list(_cuda_condition_bodies(content))
-            for start, end in spans:
-                genex_words.extend(split_words(content[start:end], base + start, ";" if arg.kind == "unquoted" else " \t;"))
-            if not spans and "$<" not in content:
-                plain.append(arg)
+        nvcc's for sure; elsewhere only nvcc-only spellings are mapped.
+
+        CMake joins the arguments into one ``;``-list before it evaluates generator
+        expressions, so ``$<$<COMPILE_LANGUAGE:CUDA>:-lineinfo --use_fast_math>`` written
+        unquoted (two arguments) is one expression: the arguments are looked at joined."""
+        args = [a for a in cmd.args if a.kind != "bracket"]
+        joined, segments, position = [], [], 0
+        for arg in args:
+            segments.append((position, position + len(arg.content), arg))
+            joined.append(arg.content)
+            position += len(arg.content) + 1
+        virtual = ";".join(joined)
+        genex_words, covered = [], _genex_regions(virtual)
+        for start, end in _cuda_condition_bodies(virtual):
+            for seg_start, seg_end, arg in segments:
+                lo, hi = max(start, seg_start), min(end, seg_end)
+                if lo < hi:
+                    genex_words.extend(split_words(virtual[lo:hi], arg.content_start + lo - seg_start,
+                                                   ";" if arg.kind == "unquoted" else " \t;"))
+        plain = [arg for seg_start, seg_end, arg in segments
+                 if not any(s < seg_end and seg_start < e for s, e in covered)]
         self.map_flags(genex_words, certain=True, joiner=";")
         for arg in plain:
             self.map_flags(_flag_words([arg]), certain=False, joiner=" " if arg.kind == "unquoted" else ";")
@@ -737,6 +756,29 @@ class _CMakeMigration:
                 found.append(arg.text)
         if found:
             self.insert_after(cmd, f"hipport_gpu_sources({' '.join(found)})")
+
+
+def _genex_regions(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the outermost generator expressions ``$<...>`` of ``text`` (an
+    unterminated one runs to the end)."""
+    regions, i = [], 0
+    while True:
+        start = text.find("$<", i)
+        if start < 0:
+            return regions
+        depth, j = 0, start
+        while j < len(text):
+            if text.startswith("$<", j):
+                depth += 1
+                j += 2
+                continue
+            if text[j] == ">":
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        regions.append((start, j + 1))
+        i = j + 1
 
 
 def _cuda_condition_bodies(text: str):

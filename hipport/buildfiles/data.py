@@ -150,6 +150,9 @@ class BuildRules:
         commands: lower-case command name -> rule.
         variables, properties: exact name -> rule; ``*_prefixes``: prefix rules, longest first.
         languages: ``LANGUAGE`` / ``COMPILE_LANGUAGE``... -> rule.
+        make_compiler: what replaces nvcc in Makefiles (``hipcc``).
+        make_flag_variables: Makefile variables holding nvcc options by convention (``NVCCFLAGS``).
+        make_cuda_path_variables: Makefile variables naming the CUDA installation (``CUDA_PATH``).
         files: the files loaded.
     """
 
@@ -163,6 +166,9 @@ class BuildRules:
     properties: dict[str, NameRule]
     property_prefixes: tuple[NameRule, ...]
     languages: dict[str, NameRule]
+    make_compiler: str = "hipcc"
+    make_flag_variables: frozenset[str] = frozenset()
+    make_cuda_path_variables: frozenset[str] = frozenset()
     files: tuple[Path, ...] = ()
     _by_target: dict[str, Library] = field(default_factory=dict, repr=False)
     _by_variable: dict[str, Library] = field(default_factory=dict, repr=False)
@@ -231,7 +237,7 @@ def _libraries(path: Path) -> tuple[list[Library], dict[str, dict[str, Library]]
     return libraries, indexes
 
 
-def _flags(path: Path) -> tuple[dict[str, FlagRule], frozenset[str], tuple[str, ...]]:
+def _flags(path: Path) -> tuple[dict[str, FlagRule], frozenset[str], tuple[str, ...], dict]:
     data, node = _load(path, "nvcc_flags")
     flags: dict[str, FlagRule] = {}
     for i, entry in enumerate(data["flags"]):
@@ -252,7 +258,7 @@ def _flags(path: Path) -> tuple[dict[str, FlagRule], frozenset[str], tuple[str, 
                 first = flags[spelling]
                 raise RuleError(path, line, f"{spelling!r} is already listed at {first.path}:{first.line}")
             flags[spelling] = rule
-    return flags, frozenset(data["keep"]), tuple(sorted(data["keep_prefixes"], key=len, reverse=True))
+    return flags, frozenset(data["keep"]), tuple(sorted(data["keep_prefixes"], key=len, reverse=True)), data["makefile"]
 
 
 #: Fields each command action needs besides ``name`` and ``action``.
@@ -299,7 +305,7 @@ def load_build_rules(folder: Path | None = None) -> BuildRules:
         if not (folder / name).is_file():
             raise RuleError(folder / name, None, "build rule file missing")
     libraries, indexes = _libraries(folder / "libraries.yaml")
-    flags, keep, keep_prefixes = _flags(folder / "nvcc_flags.yaml")
+    flags, keep, keep_prefixes, makefile = _flags(folder / "nvcc_flags.yaml")
     cmake_path = folder / "cmake.yaml"
     data, node = _load(cmake_path, "cmake_rules")
     commands = _named(cmake_path, node, "commands", data["commands"], _COMMAND_NEEDS)
@@ -317,6 +323,7 @@ def load_build_rules(folder: Path | None = None) -> BuildRules:
         tuple(libraries), flags, keep, keep_prefixes, {r.name: r for r in commands},
         {r.name: r for r in variables if not r.prefix}, prefixes(variables),
         {r.name: r for r in properties if not r.prefix}, prefixes(properties), {r.name: r for r in languages},
+        makefile["compiler"], frozenset(makefile["flag_variables"]), frozenset(makefile["cuda_path_variables"]),
         tuple(folder / name for name in BUILD_RULE_FILES), indexes["target"], indexes["variable"], indexes["lib"],
         indexes["id"])
 

@@ -14,9 +14,12 @@ from dataclasses import dataclass, field
 
 from .data import BuildRules, FlagRule
 
-#: Characters that separate words in the contexts handled here (blanks, CMake list separators).
-_SEPARATORS = frozenset(" \t;")
+#: Characters that separate words in the contexts handled here (blanks, CMake list separators,
+#: the newlines between CMake arguments); a gap holding anything else (a comment) is never removed.
+_SEPARATORS = frozenset(" \t;\r\n")
 _HOST_SPLIT = re.compile(r"[,\s]+")
+_COMPUTED_ARCHS = re.compile(r"(?:-gencode|--generate-code|-arch[= ]|--gpu-architecture)")
+_NVIDIA_ARCH = re.compile(r"\b(?:sm|compute|lto)_[0-9]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +125,16 @@ def map_nvcc_flags(source: str, words: list[Word], rules: BuildRules, archs: tup
     i = 0
     while i < len(words):
         word = words[i]
+        if certain and _COMPUTED_ARCHS.search(word.text) and word.text.startswith("$("):
+            # a Makefile function computing architecture options: $(foreach sm,$(SMS),-gencode ...)
+            result.notes.append(Note("cuda-arch-replaced", word.start, {"construct": word.text, "archs": ";".join(archs)}))
+            if arch_mode == "flags" and not arch_done[0]:
+                replaced[i] = joiner.join(offload_arch_flags(archs))
+                arch_done[0] = True
+            else:
+                removed.add(i)
+            i += 1
+            continue
         if not _is_flag(word.text):
             i += 1
             continue
@@ -138,6 +151,8 @@ def map_nvcc_flags(source: str, words: list[Word], rules: BuildRules, archs: tup
                 i += 1
                 continue
         rule, value, consumed = _match(rules, words, i)
+        if rule is not None and rule.action == "arch" and not certain and not _NVIDIA_ARCH.search(value or ""):
+            rule = None  # -arch x86_64 is a host compiler's option: only sm_XX/compute_XX values are nvcc's
         if rule is None or (rule.ambiguous and not certain) or rule.action == "keep":
             if certain and rule is None and not is_kept_flag(rules, word.text):
                 result.notes.append(Note("nvcc-flag-kept", word.start, {
@@ -156,7 +171,9 @@ def map_nvcc_flags(source: str, words: list[Word], rules: BuildRules, archs: tup
         new: list[str] | None = None
         if rule.action == "map":
             if rule.values:
-                mapped = rule.values.get(value or "")
+                mapped = _lookup_values(rule, value or "")
+                if mapped == []:
+                    result.notes.append(Note("nvcc-flag-removed", word.start, {"construct": written, "note": rule.note}))
                 if mapped is None:
                     result.notes.append(Note("nvcc-flag-kept", word.start, {
                         "construct": written,
@@ -194,8 +211,25 @@ def map_nvcc_flags(source: str, words: list[Word], rules: BuildRules, archs: tup
     return result
 
 
+_CONTINUED_GAP = re.compile(r"[ \t;]*(?:\\\r?\n[ \t]*)*")
+
+
+def _lookup_values(rule: FlagRule, value: str) -> list[str] | None:
+    """The clang options for ``value`` of an option with ``values``: the entry for the whole
+    value, else the entries of its comma-separated parts joined (duplicates once); None when a
+    part is not listed."""
+    if value in rule.values:
+        return list(rule.values[value])
+    parts = [p for p in value.strip("'\"").split(",") if p]
+    if len(parts) < 2 or any(p not in rule.values for p in parts):
+        return None
+    return list(dict.fromkeys(option for p in parts for option in rule.values[p]))
+
+
 def _separator_only(text: str) -> bool:
-    return all(c in _SEPARATORS for c in text)
+    """True for a gap of blanks and ``;`` (and backslash-newline continuations of Makefiles),
+    never one holding a comment or a plain newline."""
+    return all(c in _SEPARATORS for c in text) or _CONTINUED_GAP.fullmatch(text) is not None
 
 
 def _edits(source: str, words: list[Word], replaced: dict[int, str], removed: set[int]) -> list[TextEdit]:
