@@ -560,9 +560,12 @@ def _hip_declares(pairs: Iterable[tuple[str, str]], header: str = "hip/hip_runti
             for cuda, hip in pairs}
 
 
-#: Corrections to HIPIFY's facts, by family and CUDA name, found by checking the ``hip``
-#: names against the headers of HIP 6.4 (Debian's libamdhip64-dev 6.4.3).  Each value
-#: replaces fields of the generated entry; ``hip: None`` drops the HIP name, and a
+#: Corrections to HIPIFY's facts, by family and CUDA name, found by checking the ``hip`` and
+#: ``roc`` names against the headers of HIP 6.4 (Debian's libamdhip64-dev 6.4.3), of the ROCm
+#: 6.4 libraries (Debian sid's -dev packages) and of ROCm/hipDNN (``--hip-include``), and by
+#: looking up the HIP counterparts of names HIPIFY's table (ROCm 6.3 era) leaves unmapped.
+#: Each value replaces fields of the generated entry; ``hip: None`` drops the HIP name, a
+#: ``hip`` given without ``status`` gets the status the row would have with that name, and a
 #: ``note`` says what was corrected.
 HIP_FIXES: dict[str, dict[str, dict[str, str | None]]] = {
     "cuda_runtime": {
