@@ -143,6 +143,7 @@ def _mapping_fields(mapping: Mapping, target_libs: str = "hip") -> dict[str, str
     since = versions.get("cuda_deprecated") or versions.get("hip_deprecated")
     replacement = mapping.target(target_libs)[0]
     return {
+        "target": mapping.roc_library if target_libs == "roc" and mapping.roc_library else "HIP",
         "hip": replacement or "",
         "kind": mapping.kind,
         "family": mapping.family,
@@ -198,7 +199,8 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
             continue
         name = mapping.cuda
         replacement, status = ctx.rules.target(mapping)
-        if node.type == "identifier" and mapping.kind == "type" and replacement in (None, name):
+        if (node.type == "identifier" and mapping.kind == "type" and replacement in (None, name)
+                and not _is_sizeof_operand(node)):
             continue  # a variable that happens to share the name of an unported type (int texture;)
         ctx.result.uses_cuda = True
         if name in calls and replacement is not None:
@@ -291,6 +293,16 @@ def _rewrite_call(ctx: _FileContext, node: tree_sitter.Node, rewrites, hip: byte
         ctx.result.edits.append(Edit(argument.end_byte, argument.end_byte, after.encode("utf-8")))
         ctx.result.references_rewritten += 1
     return hip
+
+
+def _is_sizeof_operand(node: tree_sitter.Node) -> bool:
+    """``node`` is the whole operand of ``sizeof(...)``/``alignof(...)``, where tree-sitter
+    cannot tell a type from a variable; a name of a type there is taken as the type."""
+    parent = node.parent
+    if parent is None or parent.type != "parenthesized_expression" or parent.named_child_count != 1:
+        return False
+    outer = parent.parent
+    return outer is not None and outer.type in ("sizeof_expression", "alignof_expression")
 
 
 def _construct_applies(construct, node: tree_sitter.Node) -> bool:

@@ -202,7 +202,7 @@ class Construct:
     line: int = 0
 
 
-_MAPPING_FIELDS = frozenset({"name", "hip", "kind", "family", "note", "cuda_removed", "mapped", "since"})
+_MAPPING_FIELDS = frozenset({"name", "hip", "kind", "family", "note", "cuda_removed", "mapped", "since", "target"})
 #: The checks hipport's analysis reports, with the template fields each one is given.
 CHECK_FIELDS: dict[str, frozenset[str]] = {
     "parse-error": frozenset({"name", "count"}),
