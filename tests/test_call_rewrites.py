@@ -170,4 +170,4 @@ def test_sizeof_of_a_type_the_target_lacks_is_reported(tmp_path):
                       "void f(void **p) { cudaMalloc(p, 4 * sizeof(curandState)); }\n")
     result = convert_tree(source, tmp_path / "roc", ConvertOptions(target_libs="roc"), load_rules(target_libs="roc"))
     assert [(f.line, f.column, f.rule_id, f.message) for f in result.report.findings] == [
-        (2, 44, "HP2001", "curandState (type, curand) has no rocRAND equivalent")]
+        (2, 45, "HP2001", "curandState (type, curand) has no rocRAND equivalent")]
