@@ -202,6 +202,9 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
         if (node.type == "identifier" and mapping.kind == "type" and replacement in (None, name)
                 and not _is_sizeof_operand(node)):
             continue  # a variable that happens to share the name of an unported type (int texture;)
+        if (node.type == "identifier" and mapping.kind == "function" and replacement is None
+                and mapping.family == "cuda_device" and _call_arguments(node) is None):
+            continue  # a device function HIP lacks has a plain name (umax, saturate): only calls count
         ctx.result.uses_cuda = True
         if name in calls and replacement is not None:
             hip = _rewrite_call(ctx, node, calls[name], hip)

@@ -171,3 +171,15 @@ def test_sizeof_of_a_type_the_target_lacks_is_reported(tmp_path):
     result = convert_tree(source, tmp_path / "roc", ConvertOptions(target_libs="roc"), load_rules(target_libs="roc"))
     assert [(f.line, f.column, f.rule_id, f.message) for f in result.report.findings] == [
         (2, 45, "HP2001", "curandState (type, curand) has no rocRAND equivalent")]
+
+
+def test_device_functions_hip_lacks_count_only_as_calls(tmp_path):
+    # umax and saturate are CUDA device functions HIP lacks, and ordinary variable names too.
+    source = tmp_path / "um.cu"
+    source.write_text("__global__ void k(unsigned *x) {\n"
+                      "  unsigned umax = x[0];\n"
+                      "  x[1] = umax(umax, 3u);\n"
+                      "  float saturate = 1.f;\n"
+                      "}\n")
+    result = convert_tree(source, tmp_path / "out")
+    assert [(f.line, f.column, f.rule_id) for f in result.report.findings] == [(3, 10, "HP2001")]
