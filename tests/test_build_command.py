@@ -150,15 +150,18 @@ three says goodbye
 
 @pytest.fixture(scope="module")
 def ported_blas(tmp_path_factory):
-    """A program that includes hipBLAS and hipRAND headers: the generated build links their targets."""
+    """A cuBLAS + cuRAND program: its port includes hipBLAS and hipRAND, and the generated build
+    links their targets."""
     root = tmp_path_factory.mktemp("blas")
     (root / "src").mkdir()
     (root / "src" / "gemm.cu").write_text(
-        "#include <hipblas/hipblas.h>\n#include <hiprand/hiprand.h>\n"
-        "int main() {\n  hipblasHandle_t h;\n  if (hipblasCreate(&h) != HIPBLAS_STATUS_SUCCESS) return 1;\n"
-        "  hipblasDestroy(h);\n  hiprandGenerator_t g;\n"
-        "  return hiprandCreateGenerator(&g, HIPRAND_RNG_PSEUDO_DEFAULT) == HIPRAND_STATUS_SUCCESS ? 0 : 2;\n}\n")
+        "#include <cublas_v2.h>\n#include <curand.h>\n"
+        "int main() {\n  cublasHandle_t h;\n  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 1;\n"
+        "  cublasDestroy(h);\n  curandGenerator_t g;\n"
+        "  return curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT) == CURAND_STATUS_SUCCESS ? 0 : 2;\n}\n")
     _convert(root / "src", root / "out")
+    assert (root / "out" / "gemm.hip").read_text().startswith(
+        "#include <hip/hip_runtime.h>\n#include <hipblas/hipblas.h>\n#include <hiprand/hiprand.h>\n")
     assert (root / "out" / "CMakeLists.txt").read_text().endswith(
         'add_executable(gemm "gemm.hip")\nhipport_link_libraries(gemm PRIVATE roc::hipblas hip::hiprand)\n')
     return root / "out"
