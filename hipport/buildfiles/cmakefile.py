@@ -323,9 +323,13 @@ class _CMakeMigration:
                       note="the project uses CUDA without enabling CMake's CUDA language (FindCUDA or CUDAToolkit): "
                            "the port compiles its GPU sources with the GPU language of cmake/HipportPlatform.cmake")
 
+    def libraries(self) -> list[str]:
+        """The project's library targets, in the order of ``libraries.yaml``."""
+        return sorted(self.facts.libraries, key=self.rules.target_order)
+
     def finds_after_enable(self) -> list[str]:
         if self.facts.libraries and not self.facts.finds_cuda:
-            return [f"hipport_find_libraries({' '.join(self.facts.libraries)})"]
+            return [f"hipport_find_libraries({' '.join(self.libraries())})"]
         return []
 
     def cmd_enable_language(self, cmd: Command, rule: NameRule):
@@ -360,7 +364,8 @@ class _CMakeMigration:
         if not cmd.args or cmd.args[0].value not in rule.extra["packages"]:
             return None
         self.found.finds_cuda = self.found.uses_cuda = True
-        libraries = self.facts.libraries
+        # hip::host (made by hipport_enable_gpu_language) stands for the CUDA runtime the call found
+        libraries = (["hip::host"] if self.lang_known else []) + self.libraries()
         written = f"find_package({' '.join(a.text for a in cmd.args)})"
         self.replace_command(cmd, "hipport_find_libraries", list(libraries))
         self.note("build-migrated", cmd.start, construct=written,
@@ -422,13 +427,13 @@ class _CMakeMigration:
             replacement = var_rule.replacement if var_rule else name
             config = var_rule.extra.get("config", "") if var_rule else ""
             compile_options.append(self.genex_options(["${" + replacement + "}"], config))
-        if self.facts.findcuda_separable:
-            compile_options.append(_SEPARABLE_COMPILE)
         lines = []
         if compile_options:
             lines.append(f"target_compile_options({target} PRIVATE {' '.join(compile_options)})")
-        if self.facts.findcuda_separable:
-            lines.append(f"target_link_options({target} PUBLIC {_SEPARABLE_LINK})")
+        if self.facts.findcuda_separable:  # the property for NVIDIA builds, -fgpu-rdc for AMD ones
+            lines.extend([f"set_target_properties({target} PROPERTIES CUDA_SEPARABLE_COMPILATION ON)",
+                          f"target_compile_options({target} PRIVATE {_SEPARABLE_COMPILE})",
+                          f"target_link_options({target} PUBLIC {_SEPARABLE_LINK})"])
         lines.append(f"target_link_libraries({target} hip::host)")
         self.insert_after(cmd, *lines)
         self.note("build-migrated", cmd.start, construct=cmd.name, replacement=rule.replacement,
@@ -677,7 +682,9 @@ class _CMakeMigration:
             rule = self.rules.variable(name)
             if rule is not None:
                 self.variable_use(rule, name, base + match.start(1), base + match.end(1), in_message, whole=False)
-        for match in _CUDA_TARGET.finditer(content):
+        # CUDA:: names in a quoted sentence ("CUDA::cublas is a target") are text, not targets
+        targets = _CUDA_TARGET.finditer(content) if arg.kind == "unquoted" or not re.search(r"\s", content) else ()
+        for match in targets:
             self.found.uses_cuda = True
             library = self.rules.library_for_target(match.group())
             if library is None:
@@ -844,4 +851,4 @@ def migrate_cmake(text: str, path: str, rules: BuildRules, options: BuildOptions
     try:
         return _CMakeMigration(text, path, rules, options, facts).run()
     except CMakeSyntaxError as error:
-        return Migration(text, [("build-file-syntax", error.line, error.column, {"problem": str(error)})])
+        return Migration(text, [("build-file-syntax", error.line, error.column, {"problem": error.message})])

@@ -191,6 +191,14 @@ class BuildRules:
         """The library entry ``library_id`` (``cublas``); KeyError when there is none."""
         return self._by_id[library_id]
 
+    def target_order(self, target: str) -> int:
+        """The position of the library whose replacement is ``target`` in ``libraries.yaml``
+        (for a stable, readable order of library lists; unknown targets last)."""
+        for index, library in enumerate(self.libraries):
+            if any(r is not None and r.target == target for r in (library.hip, library.roc)):
+                return index
+        return len(self.libraries)
+
     def variable(self, name: str) -> NameRule | None:
         """The rule for the CMake variable ``name``: an exact entry, else the longest prefix."""
         return self.variables.get(name) or next((r for r in self.variable_prefixes if name.startswith(r.name)), None)

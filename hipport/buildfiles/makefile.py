@@ -30,6 +30,7 @@ _ASSIGNMENT = re.compile(r"[ \t]*(?:(?:override|export|private)[ \t]+)*([A-Za-z0
 _REFERENCE = re.compile(r"\$[({]([A-Za-z0-9_.-]+)[)}]")
 _CU_NAME = re.compile(r"(?<=[A-Za-z0-9_%*):}\-])\.cu(?![A-Za-z0-9_.])")
 _LEFTOVER = re.compile(r"(?<![A-Za-z0-9_])(?:nvcc|-gencode|--generate-code|(?:sm|compute)_[0-9]+[a-z]?)(?![A-Za-z0-9_])")
+_ADDPREFIX_HOST = re.compile(r"\$\(addprefix[ \t]+(?:-Xcompiler|--compiler-options)[ \t]*,(.*)\)")
 _SHELL_SEPARATORS = frozenset({";", "&&", "||", "|"})
 #: Make's recipe prefixes before a command (@ silent, - ignore errors, + always run).
 _RECIPE_PREFIX = re.compile(r"[@+-]*")
@@ -203,6 +204,8 @@ class _MakefileMigration:
     def map(self, words: list[Word], certain: bool, arch_done: list[bool]) -> None:
         if not words:
             return
+        if certain:
+            words = self.computed_options(words)
         result = map_nvcc_flags(self.text, words, self.rules, self.options.offload_archs, certain=certain,
                                 arch_mode="flags", joiner=" ", target_libs=self.options.target_libs,
                                 arch_done=arch_done)
@@ -211,6 +214,32 @@ class _MakefileMigration:
         for n in result.notes:
             self.note(n.check, n.offset, **n.fields)
             self.reported_lines.add(self.index.position(n.offset)[0])
+
+    def computed_options(self, words: list[Word]) -> list[Word]:
+        """Make functions among nvcc options: ``$(addprefix -Xcompiler ,$(CCFLAGS))`` becomes
+        ``$(CCFLAGS)`` (clang takes host options directly); another function holding an nvcc
+        option is reported. Returns the words left for :func:`map_nvcc_flags`."""
+        rest = []
+        for word in words:
+            match = _ADDPREFIX_HOST.fullmatch(word.text)
+            if match:
+                self.edit(word.start, word.end, match.group(1).strip())
+                self.note("build-migrated", word.start, construct=word.text, replacement=match.group(1).strip(),
+                          note="clang takes host-compiler options directly")
+                continue
+            if word.text.startswith("$(") and not _REFERENCE.fullmatch(word.text):
+                inner = {t for t in re.split(r"[\s,()]+", word.text) if t}
+                # clang takes -Xlinker <option> as nvcc does (one option per -Xlinker)
+                nvcc_only = sorted(t for t in inner if (r := self.rules.flags.get(t.split("=", 1)[0])) is not None
+                                   and not r.ambiguous and r.action not in ("keep", "arch") and t != "-Xlinker")
+                if nvcc_only:
+                    self.note("makefile-kept", word.start, construct=word.text,
+                              note=f"a make function computing nvcc options ({', '.join(nvcc_only)})",
+                              advice="rewrite it with the clang options (nvcc_flags.yaml lists them), or drop it")
+                    self.reported_lines.add(self.index.position(word.start)[0])
+                    continue
+            rest.append(word)
+        return rest
 
     def cuda_paths(self, line: _Line) -> None:
         """Report words that use the CUDA installation (``-L$(CUDA_PATH)/lib64``)."""

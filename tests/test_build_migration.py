@@ -1,0 +1,276 @@
+"""Build-file migration (hipport.buildfiles): golden input/expected pairs for CMake files and
+Makefiles, the rule data's validation, and real builds of converted CMake projects for AMD.
+
+Golden cases live in tests/fixtures/build/cases/<case>/: ``input/`` (the CUDA build files),
+``expected/`` (the migrated files, byte for byte) and ``findings.txt`` (every finding as
+``path:line:column ID message``). After a deliberate change of the rules, rewrite them with
+``python tests/test_build_migration.py`` and review the diff.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hipport.buildfiles import BuildFile, BuildOptions, build_file_kind, migrate_build_files
+from hipport.buildfiles.cmake_syntax import CMakeSyntaxError, parse_cmake
+from hipport.buildfiles.data import load_build_rules
+from hipport.convert import ConvertOptions, check_tree, convert_tree
+from hipport.rules import RuleError, default_rules
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from helpers import FIXTURES  # noqa: E402
+
+CASES = FIXTURES / "build" / "cases"
+PROJECTS = FIXTURES / "build" / "projects"
+ARCHS = ("gfx90a", "gfx1100")
+#: Per case: --target-libs and the C++ files (paths relative to input/) that use CUDA.
+CASE_OPTIONS = {
+    "cuda_language": ("hip", frozenset({"app/options.cpp", "src/host_helpers.cpp"})),
+    "findcuda": ("hip", frozenset({"src/main.cpp"})),
+    "target_libs_roc": ("roc", frozenset()),
+}
+
+
+def _case_files(case: str) -> list[BuildFile]:
+    root = CASES / case / "input"
+    return [BuildFile(p.relative_to(root).as_posix(), p.read_bytes())
+            for p in sorted(root.rglob("*")) if p.is_file() and build_file_kind(p.relative_to(root).as_posix())]
+
+
+def _migrate(case: str, files: list[BuildFile] | None = None):
+    target_libs, gpu_cxx = CASE_OPTIONS.get(case, ("hip", frozenset()))
+    return migrate_build_files(files or _case_files(case), default_rules(target_libs),
+                               BuildOptions(ARCHS, target_libs), gpu_cxx)
+
+
+def _findings_text(results) -> str:
+    return "".join(f"{f.path}:{f.line}:{f.column} {f.rule_id} {f.message}\n" for r in results for f in r.findings)
+
+
+@pytest.mark.parametrize("case", sorted(p.name for p in CASES.iterdir()))
+def test_golden_case(case):
+    results = _migrate(case)
+    for result in results:
+        expected = CASES / case / "expected" / result.rel
+        assert result.output.decode("utf-8") == expected.read_text(encoding="utf-8"), result.rel
+    assert _findings_text(results) == (CASES / case / "findings.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("case", sorted(p.name for p in CASES.iterdir()))
+def test_migrating_a_migrated_file_changes_nothing(case):
+    first = _migrate(case)
+    second = _migrate(case, [BuildFile(r.rel, r.output) for r in first])
+    assert [r.output for r in second] == [r.output for r in first]
+
+
+def test_cuda_language_case_reports_what_it_keeps():
+    """The golden case's findings in words: what stays as written, and where."""
+    by_id = {}
+    for result in _migrate("cuda_language"):
+        for f in result.findings:
+            by_id.setdefault(f.rule_id, []).append(f"{f.path}:{f.line}:{f.column} {f.name}")
+    assert by_id["HP3003"] == ["CMakeLists.txt:27:40 --maxrregcount=64"]  # no register cap in clang
+    assert by_id["HP3005"] == ["CMakeLists.txt:32:53 CUDA::nppc"]  # NPP has no HIP counterpart
+    assert by_id["HP3001"] == ["CMakeLists.txt:32:64 CUDA::cudaXYZ", "src/CMakeLists.txt:3:38 CUDA_PTX_COMPILATION",
+                               "src/CMakeLists.txt:7:4 CMAKE_CUDA_COMPILER_VERSION"]
+    text = (CASES / "cuda_language" / "input" / "CMakeLists.txt").read_text().splitlines()
+    assert text[26][39:].startswith("--maxrregcount=64>") and text[31][52:].startswith("CUDA::nppc")
+
+
+def test_crlf_line_endings_are_kept_in_inserted_lines():
+    text = b"project(p LANGUAGES CXX CUDA)\r\nadd_executable(app main.cu)\r\n"
+    [result] = migrate_build_files([BuildFile("CMakeLists.txt", text)], default_rules(), BuildOptions(ARCHS))
+    assert result.output == (b"project(p LANGUAGES CXX)\r\n"
+                             b"include(${CMAKE_CURRENT_SOURCE_DIR}/cmake/HipportPlatform.cmake)\r\n"
+                             b"hipport_enable_gpu_language()\r\n"
+                             b"add_executable(app main.hip)\r\n"
+                             b"hipport_gpu_target(app)\r\n")
+
+
+def test_a_project_below_src_includes_the_module_by_a_relative_path():
+    files = [BuildFile("demo/CMakeLists.txt", b"project(demo CUDA)\nadd_subdirectory(lib)\n"),
+             BuildFile("demo/lib/CMakeLists.txt", b"add_library(k k.cu)\n")]
+    top, sub = migrate_build_files(files, default_rules(), BuildOptions(ARCHS))
+    assert top.output == (b"project(demo CXX)\ninclude(${CMAKE_CURRENT_SOURCE_DIR}/../cmake/HipportPlatform.cmake)\n"
+                          b"hipport_enable_gpu_language()\nadd_subdirectory(lib)\n")
+    assert sub.output == b"add_library(k k.hip)\nhipport_gpu_target(k)\n"
+    assert top.includes_platform_module and not sub.includes_platform_module
+
+
+def test_libraries_are_found_after_the_enable_when_nothing_calls_find_package():
+    text = b"project(p LANGUAGES CXX CUDA)\nadd_executable(app main.cu)\ntarget_link_libraries(app cublas)\n"
+    [result] = migrate_build_files([BuildFile("CMakeLists.txt", text)], default_rules(), BuildOptions(ARCHS))
+    assert result.output.decode() == (
+        "project(p LANGUAGES CXX)\ninclude(${CMAKE_CURRENT_SOURCE_DIR}/cmake/HipportPlatform.cmake)\n"
+        "hipport_enable_gpu_language()\nhipport_find_libraries(roc::hipblas)\n"
+        "add_executable(app main.hip)\nhipport_gpu_target(app)\ntarget_link_libraries(app roc::hipblas)\n")
+
+
+@pytest.mark.parametrize("text, line, column, message", [
+    ('set(X "abc)\n', 1, 7, "unterminated quoted argument"),
+    ("project(x)\nadd_executable(app\n  main.cu\n", 2, 1, "command 'add_executable' has no closing ')'"),
+    ("set(X [==[abc]=])\n", 1, 7, "unterminated bracket argument (no ']==]')"),
+    ("#[[ never closed\nproject(x)\n", 1, 2, "unterminated bracket comment (no ']]')"),
+    ("project (x) set(y)\n", 1, 13, "expected a newline after the command"),
+    ("project\n(x)\n", 1, 1, "command 'project' is not followed by '('"),
+    ("123(x)\n", 1, 1, "expected a command name, found '1'"),
+])
+def test_cmake_syntax_errors_name_line_and_column(text, line, column, message):
+    with pytest.raises(CMakeSyntaxError) as error:
+        parse_cmake(text)
+    assert (error.value.line, error.value.column, error.value.message) == (line, column, message)
+
+
+def test_tokenizer_keeps_offsets_of_every_argument_kind():
+    text = 'if((A OR B) AND "x y")\n  set(F [=[a]]b]=] -DX="a b" $(MAKE) x\\;y) # c\nendif()\n'
+    commands = parse_cmake(text)
+    assert [(c.name, c.line, c.column, c.indent) for c in commands] == [("if", 1, 1, ""), ("set", 2, 3, "  "),
+                                                                         ("endif", 3, 1, "")]
+    assert [(a.kind, a.text, a.depth) for a in commands[0].args] == [
+        ("unquoted", "A", 1), ("unquoted", "OR", 1), ("unquoted", "B", 1), ("unquoted", "AND", 0),
+        ("quoted", '"x y"', 0)]
+    assert [(a.kind, a.text, a.value) for a in commands[1].args] == [
+        ("unquoted", "F", "F"), ("bracket", "[=[a]]b]=]", "a]]b"), ("unquoted", '-DX="a b"', '-DX="a b"'),
+        ("unquoted", "$(MAKE)", "$(MAKE)"), ("unquoted", "x\\;y", "x\\;y")]
+    for command in commands:
+        for arg in command.args:
+            assert text[arg.start:arg.end] == arg.text
+
+
+@pytest.mark.parametrize("name, kind", [("CMakeLists.txt", "cmake"), ("cmake/FindFoo.cmake", "cmake"),
+                                        ("Makefile", "make"), ("sub/makefile", "make"), ("GNUmakefile", "make"),
+                                        ("rules.mk", "make"), ("CMakeLists.txt.in", None), ("main.cu", None)])
+def test_build_file_kinds(name, kind):
+    assert build_file_kind(name) == kind
+
+
+def _copy_rules(tmp_path: Path) -> Path:
+    folder = tmp_path / "build"
+    folder.mkdir()
+    for name in ("libraries.yaml", "nvcc_flags.yaml", "cmake.yaml"):
+        (folder / name).write_bytes((Path(__file__).resolve().parent.parent / "rules" / "build" / name).read_bytes())
+    return folder
+
+
+@pytest.mark.parametrize("file, old, new, message, line_of", [
+    ("nvcc_flags.yaml", "    action: arch\n", "    action: archs\n", "flags/0/action: 'archs' must be one of",
+     "    action: archs\n"),
+    ("nvcc_flags.yaml", "  - nvcc: [--use_fast_math, -use_fast_math]\n",
+     "  - nvcc: [--use_fast_math, -arch]\n", "'-arch' is already listed at", "  - nvcc: [--use_fast_math, -arch]\n"),
+    ("libraries.yaml", "    cuda_libs: [cublas, cublas_static]\n", "    cuda_libs: [cublas, cudart]\n",
+     "'cudart' is already listed at", "  - id: cublas\n"),
+    ("cmake.yaml", "  - {name: cuda_add_cufft_to_target, action: link-library, library: cufft}\n",
+     "  - {name: cuda_add_cufft_to_target, action: link-library, library: cufftx}\n",
+     "cuda_add_cufft_to_target: library 'cufftx' is not in libraries.yaml", "  - {name: cuda_add_cufft_to_target"),
+    ("cmake.yaml", "  - {name: CMAKE_CUDA_STANDARD, action: rename, replacement: CMAKE_<LANG>_STANDARD}\n",
+     "  - {name: CMAKE_CUDA_STANDARD, action: rename}\n", "action rename needs replacement",
+     "  - {name: CMAKE_CUDA_STANDARD, action: rename}"),
+])
+def test_bad_build_rules_name_file_and_line(tmp_path, file, old, new, message, line_of):
+    folder = _copy_rules(tmp_path)
+    text = (folder / file).read_text()
+    assert old in text
+    text = text.replace(old, new, 1)
+    (folder / file).write_text(text)
+    with pytest.raises(RuleError) as error:
+        load_build_rules(folder)
+    assert error.value.path == folder / file
+    assert message in error.value.message
+    assert error.value.line == text[:text.index(line_of)].count("\n") + 1
+
+
+def test_libraries_table_names_targets_of_the_debian_packages():
+    rules = load_build_rules()
+    names = {lib.id: (lib.replacement("hip").target if lib.replacement("hip") else None,
+                      lib.replacement("roc").target if lib.replacement("roc") else None) for lib in rules.libraries}
+    assert names["cudart"] == ("hip::host", "hip::host")
+    assert names["cublas"] == ("roc::hipblas", "roc::rocblas")
+    assert names["curand"] == ("hip::hiprand", "roc::rocrand")
+    assert names["cufft"] == ("hip::hipfft", "hip::hipfft")
+    assert names["cusparse"] == ("roc::hipsparse", "roc::rocsparse")
+    assert names["cusolver"] == ("roc::hipsolver", "roc::rocsolver")
+    assert names["cudnn"] == (None, "MIOpen")
+    assert names["npp"] == (None, None)
+
+
+def test_convert_writes_migrated_build_files_and_reports_them(tmp_path):
+    src = CASES / "findcuda" / "input"
+    result = convert_tree(src, tmp_path / "out", ConvertOptions(offload_archs=ARCHS))
+    # src/main.cpp is not in this tree, so no hipport_gpu_sources(src/main.cpp) line
+    assert (tmp_path / "out" / "CMakeLists.txt").read_bytes() == (
+        CASES / "findcuda" / "expected" / "CMakeLists.txt").read_bytes().replace(b"hipport_gpu_sources(src/main.cpp)\n", b"")
+    summary = next(s for s in result.report.files if s.path == "CMakeLists.txt")
+    assert summary.converted and summary.lines == 30
+    assert [f.rule_id for f in summary.findings].count("HP3002") == 2
+    assert result.report.generated == ["cmake/HipportPlatform.cmake"]
+    assert (tmp_path / "out" / "cmake" / "HipportPlatform.cmake").is_file()
+    checked = check_tree(src, ConvertOptions(offload_archs=ARCHS))
+    assert [f.message for f in checked.findings] == [f.message for f in result.report.findings]
+
+
+# ---------------------------------------------------------------------------------- real builds
+def _configure_and_build(toolchain, source: Path, build: Path, archs: tuple[str, ...]) -> None:
+    configure = [str(toolchain.cmake), "-S", str(source), "-B", str(build),
+                 f"-DCMAKE_TOOLCHAIN_FILE={toolchain.cmake_hip_toolchain_file}",
+                 f"-DHIPPORT_OFFLOAD_ARCHS={';'.join(archs)}"]
+    for command in (configure, [str(toolchain.cmake), "--build", str(build), "--parallel", "2"]):
+        done = subprocess.run(command, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, f"{' '.join(command)}\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
+
+
+@pytest.fixture(scope="module")
+def converted_projects(tmp_path_factory):
+    out = tmp_path_factory.mktemp("build-projects")
+    convert_tree(PROJECTS, out, ConvertOptions(offload_archs=ARCHS))
+    return out
+
+
+@pytest.mark.parametrize("archs", [("gfx90a",), ("gfx1100",), ("gfx90a", "gfx1100")])
+def test_separable_compilation_project_builds_for_amd(toolchain, converted_projects, archs, tmp_path):
+    """CUDA_SEPARABLE_COMPILATION across a static library and an executable (extern __device__
+    functions and a __device__ variable in other translation units): -fgpu-rdc when compiling,
+    -fgpu-rdc --hip-link when linking; the executable holds one code object per architecture."""
+    _configure_and_build(toolchain, converted_projects / "rdc_project", tmp_path / "build", archs)
+    assert toolchain.code_object_targets(tmp_path / "build" / "rdc_app") == sorted(
+        f"hipv4-amdgcn-amd-amdhsa--{a}" for a in archs)
+
+
+@pytest.mark.parametrize("archs", [("gfx90a",), ("gfx1100",)])
+def test_findcuda_project_builds_for_amd(toolchain, converted_projects, archs, tmp_path):
+    """find_package(CUDA), CUDA_NVCC_FLAGS, cuda_add_library/cuda_add_executable and
+    CUDA_SEPARABLE_COMPILATION, migrated: each object holds exactly the asked code objects."""
+    build = tmp_path / "build"
+    _configure_and_build(toolchain, converted_projects / "findcuda_project", build, archs)
+    assert (build / "findcuda_app").is_file()
+    assert toolchain.code_object_targets(build / "findcuda_app") == [f"hipv4-amdgcn-amd-amdhsa--{archs[0]}"]
+
+
+def test_the_default_architectures_come_from_the_conversion(toolchain, converted_projects, tmp_path):
+    """Without -DHIPPORT_OFFLOAD_ARCHS the build uses --offload-arch of the conversion."""
+    build = tmp_path / "build"
+    configure = [str(toolchain.cmake), "-S", str(converted_projects / "rdc_project"), "-B", str(build),
+                 f"-DCMAKE_TOOLCHAIN_FILE={toolchain.cmake_hip_toolchain_file}"]
+    for command in (configure, [str(toolchain.cmake), "--build", str(build), "--parallel", "2"]):
+        done = subprocess.run(command, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert toolchain.code_object_targets(build / "rdc_app") == [
+        "hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
+
+
+def _regenerate() -> None:  # python tests/test_build_migration.py
+    for case_dir in sorted(CASES.iterdir()):
+        results = _migrate(case_dir.name)
+        for result in results:
+            target = case_dir / "expected" / result.rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(result.output)
+        (case_dir / "findings.txt").write_text(_findings_text(results), encoding="utf-8")
+        print(case_dir.name, len(results), "files")
+
+
+if __name__ == "__main__":
+    _regenerate()
