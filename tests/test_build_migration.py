@@ -197,6 +197,14 @@ def test_libraries_table_names_targets_of_the_debian_packages():
     assert names["npp"] == (None, None)
 
 
+def test_build_migration_doc_lists_every_rule():
+    """docs/build-migration.md's tables are what the rules produce (python -m hipport.buildfiles.docs)."""
+    from hipport.buildfiles.docs import DOC, render_document
+
+    text = DOC.read_text(encoding="utf-8")
+    assert render_document(text, load_build_rules()) == text
+
+
 def test_convert_writes_migrated_build_files_and_reports_them(tmp_path):
     src = CASES / "findcuda" / "input"
     result = convert_tree(src, tmp_path / "out", ConvertOptions(offload_archs=ARCHS))
