@@ -209,6 +209,8 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
         if name in calls and replacement is not None:
             hip = _rewrite_call(ctx, node, calls[name], hip)
         if hip is not None:
+            if not hip and source[end:end + 1] in (b" ", b"\t") and source[start - 1:start] in (b" ", b"\t", b"\n"):
+                end += 1  # a deleted name (CUDART_CB) takes one blank after it along
             edits.append(Edit(start, end, hip))
             ctx.result.references_rewritten += 1
         check_name = _FINDING_STATUSES.get(status)

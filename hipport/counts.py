@@ -6,7 +6,8 @@ equal). Definitions, the same for hipport and for HIPIFY's tables so the columns
 * *known*: entries that name a CUDA identifier or namespace (headers are counted apart, because
   HIPIFY's tables list no headers);
 * *mapped (hip)*: known entries with a HIP name (``supported``, ``deprecated``, ``experimental``,
-  or ``removed`` with a replacement), including names HIP keeps unchanged (``__shfl_down``);
+  or ``removed`` with a replacement), including names HIP keeps unchanged (``__shfl_down``) and
+  macros the port deletes (``CUDART_CB``);
 * *mapped (roc)*: for a family with a ROCm library (``roc_library``), entries with a roc name.
 
 A name two families' tables both list (``CUstream_st`` in the runtime and driver tables) counts in
@@ -71,7 +72,7 @@ def family_counts(rules: RuleSet) -> list[FamilyCount]:
             family=family_id,
             title=family.title if family is not None else family_id,
             known=len(names),
-            mapped=sum(1 for m in names if m.hip),
+            mapped=sum(1 for m in names if m.hip is not None),
             mapped_roc=sum(1 for m in names if m.roc) if has_roc else None,
             headers=headers.get(family_id, 0),
             hipify_known=upstream.get("known"),

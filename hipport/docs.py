@@ -59,7 +59,7 @@ def _versions(mapping: Mapping, side: str) -> str:
 
 
 def _code(name: str | None) -> str:
-    return f"`{name}`" if name else ""
+    return "" if name is None else "(deleted)" if name == "" else f"`{name}`"
 
 
 def mapping_pages(rules: RuleSet) -> dict[str, str]:

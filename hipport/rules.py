@@ -338,7 +338,7 @@ class RuleSet:
         for name, m in self.scanned_identifiers.items():
             replacement = m.target(self.target_libs)[0]
             table[name.encode("ascii")] = (
-                m, replacement.encode("ascii") if replacement and replacement != name else None, None)
+                m, replacement.encode("ascii") if replacement is not None and replacement != name else None, None)
         for (where, name), construct in self.constructs.items():
             if where != "header":
                 mapping, hip, _ = table.get(name.encode("ascii"), (None, None, None))

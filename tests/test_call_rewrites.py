@@ -183,3 +183,25 @@ def test_device_functions_hip_lacks_count_only_as_calls(tmp_path):
                       "}\n")
     result = convert_tree(source, tmp_path / "out")
     assert [(f.line, f.column, f.rule_id) for f in result.report.findings] == [(3, 10, "HP2001")]
+
+
+def test_cudart_cb_is_deleted(tmp_path):
+    # CUDA defines CUDART_CB as __stdcall on Windows and as nothing elsewhere; HIP has none.
+    text = port(tmp_path, "void CUDART_CB done(void *data) {}\n"
+                          "static void\n"
+                          "CUDART_CB other(void *);  // CUDART_CB in a comment stays\n"
+                          "void f(cudaStream_t s) { cudaLaunchHostFunc(s, done, nullptr); }\n")
+    assert text.splitlines()[1:] == [
+        "void done(void *data) {}",
+        "static void",
+        "other(void *);  // CUDART_CB in a comment stays",
+        "void f(hipStream_t s) { hipLaunchHostFunc(s, done, nullptr); }",
+    ]
+
+
+def test_an_empty_hip_name_is_only_for_macros(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("family: f\ntitle: t\nsource: s\nmappings:\n  - {cuda: cudaFoo, hip: '', kind: function, status: supported}\n")
+    with pytest.raises(RuleError) as raised:
+        load_rules([bad])
+    assert str(raised.value).startswith(f"{bad}:5: mappings/0")

@@ -78,7 +78,7 @@ COUNTS = {
     "cuda_runtime": (1436, 934, None, 14), "cudnn": (1160, 267, 555, 1), "cufft": (147, 87, None, 3),
     "curand": (151, 117, 107, 13), "cusolver": (746, 342, 32, 6), "cusparse": (859, 684, 612, 2),
     "nvrtc": (36, 27, None, 1), "nccl": (88, 77, None, 1), "thrust": (2, 2, None, 71),
-    "libcudacxx": (0, 0, None, 52), "cuda_macros": (4, 4, None, 0), "cooperative_groups": (6, 0, None, 4),
+    "libcudacxx": (0, 0, None, 52), "cuda_macros": (5, 5, None, 0), "cooperative_groups": (6, 0, None, 4),
 }
 
 
