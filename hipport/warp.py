@@ -8,7 +8,8 @@ compile error). This pass, one scan per idiom, reports:
   ``__any_sync``, ``__all_sync``, ``__match_*_sync``, ``__reduce_*_sync``: always widened to
   ``0xffffffffffffffffULL`` (otherwise the port does not compile) and reported (HP1101);
 * masks and ballot results kept in 32-bit variables, and ballots counted with ``__popc``
-  (HP1102);
+  (HP1102); also named full-mask constants outside functions (``constexpr unsigned kFullMask =
+  0xffffffff;`` in a header, ``#define FULL_MASK 0xffffffff``), which other files pass as masks;
 * the literals 32, 31, 0x1f and shifts by 5 in lane or warp arithmetic, i.e. next to
   ``threadIdx``, ``laneId``/``warpId``-like names or ``warpSize`` (HP1103);
 * shuffle reduction loops that start at offset 16 (HP1104);
@@ -19,7 +20,8 @@ compile error). This pass, one scan per idiom, reports:
   barrier (HP1110).
 
 With ``fix`` (``hipport convert --fix``) the safe rewrites are applied and reported as HP1107
-instead: 32-bit ballot destinations and mask variables become ``unsigned long long``,
+instead: 32-bit ballot destinations and mask variables become ``unsigned long long`` (and a
+full-mask initialiser or named full-mask constant the 64-bit full mask),
 ``__popc`` of a ballot becomes ``__popcll``, and ``threadIdx.x % 32``, ``/ 32``, ``& 31``,
 ``& 0x1f`` and ``>> 5`` become ``warpSize`` arithmetic -- only where the other operand is
 exactly ``threadIdx.x``, ``.y`` or ``.z``, the one case that is provably lane arithmetic.
@@ -126,6 +128,8 @@ def analyze_warps(ctx: "_FileContext", fix: bool = False) -> None:
     fixer = _Fixer(ctx, fix)
     if b"_sync" in source or b"__ballot" in source or b"__activemask" in source:
         _masks_and_ballots(ctx, fixer)
+    if b"ask" in source or b"ASK" in source:
+        _mask_constants(ctx, fixer)
     if b"32" in source or b"31" in source or b"0x1" in source or b"0X1" in source or b">> 5" in source or b">>5" in source:
         _lane_literals(ctx, fixer)
     if b"16" in source and b"__shfl" in source:
@@ -192,6 +196,36 @@ def _masks_and_ballots(ctx: "_FileContext", fixer: _Fixer) -> None:
                 function = outer.child_by_field_name("function")
                 if not fixer.replace(function.start_byte, function.end_byte, b"__popcll", call, f"the count of {name}"):
                     ctx.report("warp-32bit-mask", call, name=name, what="its result is counted with __popc (32 bits)")
+
+
+_MASK_CONSTANT = re.compile(
+    rb"(?<![\w])(?:static\s+)?(?:constexpr|const)\s+(?:static\s+)?(?:__device__\s+)?"
+    rb"(unsigned\s+int|unsigned|uint32_t|std::uint32_t)\s+(\w*(?:[Mm]ask|MASK)\w*)\s*=\s*([0-9A-Za-z~]+)\s*;")
+_MASK_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w*(?:[Mm]ask|MASK)\w*)[ \t]+\(?([0-9A-Za-z~]+)\)?[ \t]*(?://.*|/\*.*)?$",
+                          re.MULTILINE)
+
+
+def _mask_constants(ctx: "_FileContext", fixer: _Fixer) -> None:
+    """Named full 32-bit masks outside functions: other files pass them to the *_sync builtins,
+    where a 32-bit full mask selects half a wavefront and fails HIP's 64-bit static_assert."""
+    for match in _MASK_CONSTANT.finditer(ctx.source):
+        if not _FULL_MASK.match(match.group(3).decode()):
+            continue
+        node = ctx.node_at(match.start(2), match.end(2))
+        if node.type in ("comment", "string_content", "string_literal") or _enclosing(node, ("function_definition",)):
+            continue  # masks inside functions are judged where a call uses them
+        name, declared = match.group(2).decode(), " ".join(match.group(1).decode().split())
+        if fixer.replace(match.start(1), match.end(1), WIDE_TYPE, node, f"the mask {name}"):
+            fixer.replace(match.start(3), match.end(3), WIDE_FULL_MASK, node, f"the mask {name}")
+        else:
+            ctx.report("warp-32bit-mask", node, name=name, what=f"the full mask {name} is declared {declared}")
+    for match in _MASK_DEFINE.finditer(ctx.source):
+        if not _FULL_MASK.match(match.group(2).decode()):
+            continue
+        node = ctx.node_at(match.start(1), match.end(1))
+        name = match.group(1).decode()
+        if not fixer.replace(match.start(2), match.end(2), WIDE_FULL_MASK, node, f"the mask {name}"):
+            ctx.report("warp-32bit-mask", node, name=name, what=f"the macro {name} is the 32-bit full mask")
 
 
 def _lane_literals(ctx: "_FileContext", fixer: _Fixer) -> None:

@@ -167,3 +167,31 @@ def test_fix_widens_a_full_mask_initializer_with_its_variable(tmp_path):
         "}\n"), fix=True)
     assert text.splitlines()[1] == "  unsigned long long mask   = 0xffffffffffffffffULL;"
     assert [f.split(" ")[1] for f in findings] == ["HP1107", "HP1107"]
+
+
+MASK_HEADER = """\
+#pragma once
+constexpr unsigned int kFullMask = 0xffffffffu;
+#define FULL_MASK 0xffffffff
+static const uint32_t kLowMask = 0x0000ffff;  // not the full mask: left alone
+const unsigned kOther = 5;  // kFullMask = 0xffffffff in a comment
+"""
+
+
+def test_named_full_mask_constants_outside_functions(tmp_path):
+    # Other files pass these to the *_sync builtins, where HIP 6.4 requires 64-bit masks.
+    source = tmp_path / "masks.cuh"
+    source.write_text(MASK_HEADER)
+    report = convert_tree(source, tmp_path / "plain").report
+    assert [(f.line, f.rule_id, f.message) for f in report.findings] == [
+        (2, "HP1102", "kFullMask: the full mask kFullMask is declared unsigned int, but AMD wavefronts have 64 lanes "
+                      "and HIP lane masks are 64-bit"),
+        (3, "HP1102", "FULL_MASK: the macro FULL_MASK is the 32-bit full mask, but AMD wavefronts have 64 lanes "
+                      "and HIP lane masks are 64-bit"),
+    ]
+    assert (tmp_path / "plain" / "masks.cuh").read_text() == MASK_HEADER
+    convert_tree(source, tmp_path / "fixed", ConvertOptions(fix=True))
+    assert (tmp_path / "fixed" / "masks.cuh").read_text().splitlines()[1:3] == [
+        "constexpr unsigned long long kFullMask = 0xffffffffffffffffULL;",
+        "#define FULL_MASK 0xffffffffffffffffULL",
+    ]
