@@ -220,6 +220,15 @@ def test_convert_writes_migrated_build_files_and_reports_them(tmp_path):
     assert [f.message for f in checked.findings] == [f.message for f in result.report.findings]
 
 
+def test_a_marker_on_the_line_silences_a_build_finding(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text("project(p CXX)\nif(CMAKE_CUDA_COMPILER)  # hipport: ignore[HP3001]\nendif()\n"
+                                        "if(CMAKE_CUDA_COMPILER_ID)\nendif()\n")
+    report = check_tree(src)
+    assert [(f.line, f.rule_id, f.name) for f in report.findings] == [(4, "HP3001", "CMAKE_CUDA_COMPILER_ID")]
+
+
 # ---------------------------------------------------------------------------------- real builds
 def _configure_and_build(toolchain, source: Path, build: Path, archs: tuple[str, ...]) -> None:
     configure = [str(toolchain.cmake), "-S", str(source), "-B", str(build),
@@ -266,6 +275,28 @@ def test_the_default_architectures_come_from_the_conversion(toolchain, converted
         done = subprocess.run(command, capture_output=True, text=True, timeout=900)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert toolchain.code_object_targets(build / "rdc_app") == [
+        "hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
+
+
+def test_makefile_project_builds_for_amd(toolchain, converted_projects, tmp_path):
+    """The migrated Makefile (nvcc -> hipcc, -gencode -> --offload-arch, -dc/-rdc=true ->
+    -fgpu-rdc) builds with make; hipcc is stood in for by clang++ with the toolchain's HIP root,
+    as ROCm's hipcc would call it."""
+    import re
+    import shutil
+
+    root = re.search(r'set\(CMAKE_HIP_COMPILER_ROCM_ROOT "([^"]+)"\)',
+                     toolchain.cmake_hip_toolchain_file.read_text()).group(1)
+    hipcc = tmp_path / "hipcc"
+    hipcc.write_text(f"#!/bin/sh\nexec {toolchain.clang} -isystem {root}/include --hip-path={root} "
+                     f"--rocm-device-lib-path={toolchain.rocm_device_lib_path} -DHIP_ENABLE_WARP_SYNC_BUILTINS "
+                     f"--hip-link -fuse-ld=lld -Wl,--allow-shlib-undefined -Wno-unused-command-line-argument \"$@\"\n")
+    hipcc.chmod(0o755)
+    project = tmp_path / "make_project"
+    shutil.copytree(converted_projects / "make_project", project)
+    done = subprocess.run(["make", "-C", str(project), f"NVCC={hipcc}"], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert toolchain.code_object_targets(project / "make_app") == [
         "hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
 
 

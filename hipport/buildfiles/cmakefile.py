@@ -356,7 +356,7 @@ class _CMakeMigration:
 
     def cmd_report_language(self, cmd: Command, rule: NameRule):
         if any(a.value == "CUDA" for a in cmd.args):
-            self.found.optional_cuda = self.found.uses_cuda = True
+            self.found.optional_cuda = True
             self.note("cmake-cuda-kept", cmd.start, construct=f"{cmd.name}(CUDA)", note=rule.note, advice=rule.fix)
         return None
 
@@ -668,7 +668,7 @@ class _CMakeMigration:
             if self.rules.library_for_variable(content) is None:
                 rule = self.rules.variable(content)
                 if rule is not None:
-                    self.variable_use(rule, content, base, base + len(content), in_message, whole=True)
+                    self.variable_use(rule, content, base, base + len(content), in_message)
                     return
         for match in _VARIABLE_REF.finditer(content):
             name = match.group(1)
@@ -681,7 +681,7 @@ class _CMakeMigration:
                 continue
             rule = self.rules.variable(name)
             if rule is not None:
-                self.variable_use(rule, name, base + match.start(1), base + match.end(1), in_message, whole=False)
+                self.variable_use(rule, name, base + match.start(1), base + match.end(1), in_message)
         # CUDA:: names in a quoted sentence ("CUDA::cublas is a target") are text, not targets
         targets = _CUDA_TARGET.finditer(content) if arg.kind == "unquoted" or not re.search(r"\s", content) else ()
         for match in targets:
@@ -702,9 +702,12 @@ class _CMakeMigration:
                     self.found.uses_cuda = True
                     self.edit(base + match.start(), base + match.end(), new)
 
-    def variable_use(self, rule: NameRule, name: str, start: int, end: int, in_message: bool, whole: bool) -> None:
-        self.found.uses_cuda = True
+    def variable_use(self, rule: NameRule, name: str, start: int, end: int, in_message: bool) -> None:
+        """A variable name (``source[start:end]``) a rule matches: renamed or reported (a
+        reported or kept name alone, such as a test of CMAKE_CUDA_COMPILER, does not make the
+        project a CUDA one)."""
         if rule.action in ("rename", "flags", "flags-list", "architectures"):
+            self.found.uses_cuda = True
             self.edit(start, end, self.lang(rule.replacement))
         elif rule.action == "report" and not in_message:
             self.note("cmake-cuda-kept", start, construct=name, note=rule.note, advice=rule.fix)
