@@ -223,6 +223,7 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "cooperative-multi-device": frozenset({"name"}),
     "warp-synchronous": frozenset({"name", "condition"}),
     "cuda-version-macro": frozenset({"name"}),
+    "image-api-gfx94x": frozenset({"name"}),
     "warp-32bit-mask": frozenset({"name", "what"}),
     "warp-size-literal": frozenset({"name", "expression"}),
     "warp-shuffle-loop": frozenset({"name", "loop"}),

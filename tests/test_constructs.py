@@ -140,3 +140,28 @@ def test_cooperative_groups_headers_hip_lacks_are_reported(tmp_path):
                         "(HIP 6.4 has no cooperative_groups::reduce; reduce a tile with shfl_down over its size)"]
     assert (tmp_path / "out" / "k.hip").read_text() == (
         "#include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n")
+
+
+def test_texture_and_surface_functions_warn_about_gfx94x(tmp_path):
+    findings = findings_of(tmp_path, (
+        "__global__ void k(cudaTextureObject_t t, cudaSurfaceObject_t s, float *out) {\n"
+        "  float v = tex2D<float>(t, 0.5f, 0.5f) + tex1Dfetch<float>(t, 3);\n"
+        "  surf2Dwrite(v, s, 0, 0);\n"
+        "  int tex2Dcount = 0;  // tex2D in a comment; a longer name is not the function\n"
+        "}\n"))
+    message = ("reads or writes through the texture/image hardware, which gfx940, gfx941 and gfx942 (MI300) lack: "
+               "HIP rejects it when compiling for them")
+    assert findings == [f"2:13 HP1210 tex2D {message}", f"2:43 HP1210 tex1Dfetch {message}",
+                        f"3:3 HP1210 surf2Dwrite {message}"]
+
+
+def test_hip_rejects_texture_functions_for_gfx942_only(toolchain, tmp_path):
+    source = tmp_path / "t.hip"
+    source.write_text("#include <hip/hip_runtime.h>\n"
+                      "__global__ void k(hipTextureObject_t t, float *out) { out[0] = tex2D<float>(t, 0.5f, 0.5f); }\n")
+    toolchain.compile_amd(source, tmp_path / "ok.o", ("gfx90a", "gfx1030", "gfx1100"))
+    assert toolchain.code_object_targets(tmp_path / "ok.o") == [
+        "hipv4-amdgcn-amd-amdhsa--gfx1030", "hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
+    from hipport.toolchain import CompileError
+    with pytest.raises(CompileError, match="image/texture API not supported on the device"):
+        toolchain.compile_amd(source, tmp_path / "bad.o", ("gfx942",))
