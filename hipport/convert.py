@@ -254,8 +254,8 @@ def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: Rul
         report.files.append(ported.summary)
         if build_file_kind(ported.file.rel):
             build_files.append(ported)
-        elif (ported.file.convert and ported.file.is_unit and ported.uses_hip and not ported.file.is_cuda_unit
-              and not ported.file.rel.endswith(".c")):
+        elif (ported.file.convert and ported.file.is_unit and ported.uses_hip
+              and not ported.file.rel.endswith((".cu", ".hip", ".c"))):
             gpu_cxx.add(ported.file.rel)
         if progress:
             progress(done, len(files))
@@ -335,7 +335,7 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
         result.report.files.append(ported.summary)
         if file.convert and file.is_unit:
             units.append(UnitInfo(file.out_rel, ported.defines_main, ported.uses_hip))
-            if ported.uses_hip and not file.is_cuda_unit and not file.rel.endswith(".c"):
+            if ported.uses_hip and not file.rel.endswith((".cu", ".hip", ".c")):  # C++ files compiled as GPU code
                 gpu_cxx.add(file.rel)
         if build_file_kind(file.rel):
             build_files.append(ported)
