@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from .cmake_syntax import Argument, CMakeSyntaxError, Command, LineIndex, parse_cmake
 from .data import BuildRules, Library, NameRule
-from .flags import Note, TextEdit, Word, map_nvcc_flags, split_words
+from .flags import TextEdit, Word, map_nvcc_flags, split_words
 
 #: Where hipport writes the platform module, relative to OUT (hipport.cmake.PLATFORM_MODULE).
 PLATFORM_MODULE = "cmake/HipportPlatform.cmake"
