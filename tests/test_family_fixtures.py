@@ -133,6 +133,20 @@ _bug(("curand.cu", "roc"),
      extra=tuple(f"{where} HP2001 error {name} (type, curand) has no rocRAND equivalent" for where, name in (
          ("24:3", "curandState"), ("43:23", "curandState"), ("51:22", "curandState_t"), ("54:3", "curandState_t"),
          ("82:30", "curandStateXORWOW"), ("83:3", "curandStateXORWOW_t"), ("155:41", "curandState"))))
+_bug(("cublas.cu", "hip"),
+     reason="data: rules/cublas.yaml calls cublasGetStatusString unsupported for hip, but hipBLAS 6.4 declares "
+            "hipblasStatusToString (hipblas/hipblas.h)",
+     output=(("hipblasStatusToString(status_)", "cublasGetStatusString(status_)"),),
+     extra=("15:51 HP2001 error cublasGetStatusString (function, cublas) has no HIP equivalent",))
+_bug(("cublas.cu", "roc"),
+     reason="data (from HIPIFY): CUBLAS_STATUS_ALLOC_FAILED -> rocblas_status_not_implemented and "
+            "CUBLAS_STATUS_NOT_SUPPORTED -> rocblas_status_perf_degraded; rocBLAS's rocblas_status_memory_error "
+            "('failed internal memory allocation') and rocblas_status_not_implemented are the counterparts, as "
+            "hipBLAS's own rocBLAS status conversion has them",
+     output=(("case rocblas_status_memory_error: return \"allocation failed\";",
+              "case rocblas_status_not_implemented: return \"allocation failed\";"),
+             ("case rocblas_status_not_implemented: return \"not supported\";",
+              "case rocblas_status_perf_degraded: return \"not supported\";")))
 
 def _cases(what: str) -> list:
     params = []
@@ -256,7 +270,9 @@ CUDA_VALID = [s.name for s in SOURCES if family_of(s) not in ("cudnn", "nccl")]
 #: Expected outputs that compile for gfx90a with HIP 6.4 and Debian sid's ROCm 6.4 libraries:
 #: every non-_unported fixture, for each target it has. (cuDNN's HIP target, hipDNN, is not
 #: packaged by ROCm 6.4 or Debian; its MIOpen port is compiled.)
-AMD_COMPILED = [(s, t) for s, t in CASES if UNPORTED not in s.stem and (family_of(s), t) != ("cudnn", "hip")]
+#: libcudacxx.cu uses only libcu++, which HIP has no counterpart for (every name is reported).
+AMD_COMPILED = [(s, t) for s, t in CASES if UNPORTED not in s.stem and (family_of(s), t) != ("cudnn", "hip")
+                and family_of(s) != "libcudacxx"]
 
 
 @pytest.mark.parametrize("name", CUDA_VALID)
@@ -267,6 +283,11 @@ def test_fixture_is_valid_cuda(toolchain, tmp_path, name):
 
 #: Expected ports that do not compile for AMD because of a hipport or data bug (strict xfails).
 AMD_COMPILE_BUGS: dict[tuple[str, str], str] = {
+    ("cublas.cu", "roc"): "a rename cannot port these calls to rocBLAS: cuComplex stays hipComplex (cuComplex has no "
+                          "roc name) where rocblas_cgemm takes rocblas_float_complex; cublasGemmEx (19 arguments) "
+                          "becomes rocblas_gemm_ex (24: a D matrix, solution index and flags), and "
+                          "CUBLAS_COMPUTE_32F becomes rocblas_compute_type_f32, a rocblas_computetype where "
+                          "rocblas_gemm_ex wants a rocblas_datatype",
     ("curand.cu", "roc"): "data: curandMakeMTGP32KernelState becomes rocrand_make_state_mtgp32, which takes no "
                           "kernel-parameter argument (4 arguments, CUDA has 5), and mtgp32_kernel_params_t, unknown "
                           "to hipport, stays (rocRAND: mtgp32_params); a rename cannot port these calls",
