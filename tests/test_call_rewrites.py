@@ -205,3 +205,18 @@ def test_an_empty_hip_name_is_only_for_macros(tmp_path):
     with pytest.raises(RuleError) as raised:
         load_rules([bad])
     assert str(raised.value).startswith(f"{bad}:5: mappings/0")
+
+
+def test_allocation_pointers_are_cast_to_void_pointer_pointers(tmp_path):
+    text = port(tmp_path, "void f(float **a, float *b, size_t *pitch, cudaStream_t s) {\n"
+                          "  cudaHostAlloc(&b, 64, cudaHostAllocDefault);\n"
+                          "  cudaMallocPitch((void **)&b, pitch, 64, 4);\n"
+                          "  cudaMallocAsync(a, 64, s);\n"
+                          "}\n")
+    assert text.splitlines()[1:] == [
+        "void f(float **a, float *b, size_t *pitch, hipStream_t s) {",
+        "  hipHostAlloc(reinterpret_cast<void**>(&b), 64, hipHostMallocDefault);",
+        "  hipMallocPitch((void **)&b, pitch, 64, 4);",
+        "  hipMallocAsync(reinterpret_cast<void**>(a), 64, s);",
+        "}",
+    ]
