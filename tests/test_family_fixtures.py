@@ -147,6 +147,19 @@ _bug(("cublas.cu", "roc"),
               "case rocblas_status_not_implemented: return \"allocation failed\";"),
              ("case rocblas_status_not_implemented: return \"not supported\";",
               "case rocblas_status_perf_degraded: return \"not supported\";")))
+_bug(("cusparse.cu", "roc"),
+     reason="data (from HIPIFY): rules/cusparse.yaml maps CUSPARSE_ORDER_COL to rocsparse_order_row and "
+            "CUSPARSE_ORDER_ROW to rocsparse_order_column, the wrong way round (rocsparse-types.h: "
+            "rocsparse_order_row = row major, rocsparse_order_column = column major; cusparse.h: "
+            "CUSPARSE_ORDER_COL = column major): a silent layout swap",
+     output=(("rocsparse_order_column", "rocsparse_order_row"),))
+_bug(("cusparse_unported.cu", "roc"),
+     reason="data (from HIPIFY): csrsv2Info_t becomes rocsparse_mat_descr, but cusparseCreateCsrsv2Info becomes "
+            "rocsparse_create_mat_info, which makes a rocsparse_mat_info (as csrilu02Info_t and the other *Info_t "
+            "types map)",
+     output=(("  rocsparse_mat_info sv;", "  rocsparse_mat_descr sv;"),),
+     extra=("26:3 HP2002 error csrsv2Info_t was removed in CUDA 12.0; mapped to rocsparse_mat_descr",),
+     missing=("26:3 HP2002 error csrsv2Info_t was removed in CUDA 12.0; mapped to rocsparse_mat_info",))
 
 def _cases(what: str) -> list:
     params = []
@@ -283,6 +296,11 @@ def test_fixture_is_valid_cuda(toolchain, tmp_path, name):
 
 #: Expected ports that do not compile for AMD because of a hipport or data bug (strict xfails).
 AMD_COMPILE_BUGS: dict[tuple[str, str], str] = {
+    ("cusparse.cu", "roc"): "a rename cannot port these calls to rocSPARSE: CUDA_R_32F becomes rocblas_datatype_f32_r "
+                            "(cudaDataType has rocBLAS names; rocSPARSE wants rocsparse_datatype_f32_r); "
+                            "rocsparse_sparse_to_dense, rocsparse_spmv and rocsparse_scsrilu0_analysis take other "
+                            "arguments than their cuSPARSE names (buffer-size pointer, stage, two policies), and "
+                            "rocsparse_scsrilu0_buffer_size writes a size_t where cuSPARSE writes an int",
     ("cublas.cu", "roc"): "a rename cannot port these calls to rocBLAS: cuComplex stays hipComplex (cuComplex has no "
                           "roc name) where rocblas_cgemm takes rocblas_float_complex; cublasGemmEx (19 arguments) "
                           "becomes rocblas_gemm_ex (24: a D matrix, solution index and flags), and "
