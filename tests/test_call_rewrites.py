@@ -166,11 +166,11 @@ def test_a_call_rule_needs_either_a_wrap_or_an_overload(tmp_path):
 
 def test_sizeof_of_a_type_the_target_lacks_is_reported(tmp_path):
     source = tmp_path / "state.cu"
-    source.write_text("#include <curand_kernel.h>\n"
-                      "void f(void **p) { cudaMalloc(p, 4 * sizeof(curandState)); }\n")
+    source.write_text("#include <curand.h>\n"
+                      "void f(void **p) { cudaMalloc(p, 4 * sizeof(curandDirectionVectors32_t)); }\n")
     result = convert_tree(source, tmp_path / "roc", ConvertOptions(target_libs="roc"), load_rules(target_libs="roc"))
     assert [(f.line, f.column, f.rule_id, f.message) for f in result.report.findings] == [
-        (2, 45, "HP2001", "curandState (type, curand) has no rocRAND equivalent")]
+        (2, 45, "HP2001", "curandDirectionVectors32_t (type, curand) has no rocRAND equivalent")]
 
 
 def test_device_functions_hip_lacks_count_only_as_calls(tmp_path):

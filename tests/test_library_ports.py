@@ -49,8 +49,6 @@ CASES = [(name, "hip") for name in PROGRAMS] + [(name, "roc") for name in ROC_PR
 #: Ports known to keep CUDA names, and ports known not to compile, with the reason. Strict
 #: xfails: a fix makes the test pass and the run fail until the entry is removed.
 NAME_GAPS: dict[tuple[str, str], str] = {
-    ("curand_kernel", "roc"): "data: rules/curand.yaml gives curandState no roc name "
-                              "(rocRAND: rocrand_state_xorwow); reported as HP2001",
     ("cusolver_getrf", "roc"): "rocSOLVER has no cusolverDnSgetrf_bufferSize, and rocsolver_sgetrf/"
                                "rocsolver_sgetrs take no workspace/info arguments: needs call "
                                "rewrites, not renames; reported as HP2001",

@@ -76,7 +76,7 @@ COUNTS = {
     "cub": (71, 12, None, 53), "cublas": (979, 759, 755, 4), "cublaslt": (494, 85, None, 1),
     "cucomplex": (26, 26, None, 1), "cuda_device": (811, 549, None, 15), "cuda_driver": (2008, 1118, None, 6),
     "cuda_runtime": (1436, 934, None, 14), "cudnn": (1160, 267, 555, 1), "cufft": (147, 87, None, 3),
-    "curand": (151, 117, 107, 13), "cusolver": (746, 342, 32, 6), "cusparse": (859, 684, 612, 2),
+    "curand": (151, 117, 111, 13), "cusolver": (746, 342, 32, 6), "cusparse": (859, 684, 612, 2),
     "nvrtc": (36, 27, None, 1), "nccl": (88, 77, None, 1), "thrust": (2, 2, None, 71),
     "libcudacxx": (0, 0, None, 52), "cuda_macros": (5, 5, None, 0), "cooperative_groups": (6, 0, None, 4),
 }

@@ -683,6 +683,13 @@ HIP_FIXES: dict[str, dict[str, dict[str, str | None]]] = {
             ("curandStateSobol64", "rocrand_state_sobol64", "rocrand_device::sobol64_engine<false>",
              "rocrand/rocrand_sobol64.h"),
         )
+    } | {
+        cuda: {
+            "roc": "rocrand_state_xorwow",
+            "note": "HIPIFY lists no ROC name; cuRAND's default state (curandState) is the XORWOW "
+                    "generator's, and rocrand/rocrand_xorwow.h declares the typedef "
+                    "rocrand_state_xorwow for it (rocRAND 6.4.3).",
+        } for cuda in ("curandState", "curandState_t", "curandStateXORWOW", "curandStateXORWOW_t")
     },
 }
 
