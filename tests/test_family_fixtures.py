@@ -167,6 +167,21 @@ _bug(("cudnn.cu", "hip"), ("cudnn.cu", "roc"), ("cudnn_unported.cu", "hip"), ("c
      reason=CUDNN_VERSIONS, messages=((" is deprecated since cuDNN ", " is deprecated since CUDA "),))
 _bug(("cudnn_unported.cu", "hip"), ("cudnn_unported.cu", "roc"),
      reason=CUDNN_VERSIONS, messages=((" was removed in cuDNN ", " was removed in CUDA "),))
+_bug(("cuda_driver.cu", "hip"),
+     reason="data: CU_JIT_* options map to HIPRTC_JIT_* macros, which only hip/hiprtc.h defines, while cuda.h becomes "
+            "hip/hip_runtime.h; the enumerators they expand to, hipJitOption* (hip/linker_types.h), are declared there",
+     output=(("{hipJitOptionErrorLogBuffer, hipJitOptionErrorLogBufferSizeBytes}",
+              "{HIPRTC_JIT_ERROR_LOG_BUFFER, HIPRTC_JIT_ERROR_LOG_BUFFER_SIZE_BYTES}"),))
+_bug(("cuda_driver.cu", "hip"),
+     reason="no call rewrite: cuOccupancyMaxPotentialBlockSize (6 arguments, with a CUoccupancyB2DSize callback) becomes "
+            "hipModuleOccupancyMaxPotentialBlockSize, which takes 5 (no callback); the null callback should go",
+     output=(("hipModuleOccupancyMaxPotentialBlockSize(&min_grid, &block, scale, 0, 0)",
+              "hipModuleOccupancyMaxPotentialBlockSize(&min_grid, &block, scale, nullptr, 0, 0)"),))
+_bug(("cuda_driver.cu", "hip"),
+     reason="no call rewrite: CUDA 12's three-argument cuGraphInstantiate becomes hipGraphInstantiate (five arguments); "
+            "rules/calls.yaml turns the runtime's cudaGraphInstantiate(g, e, flags) into hipGraphInstantiateWithFlags "
+            "but not the driver's",
+     output=(("hipGraphInstantiateWithFlags(&exec, graph, 0)", "hipGraphInstantiate(&exec, graph, 0)"),))
 
 def _cases(what: str) -> list:
     params = []
