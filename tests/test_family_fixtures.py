@@ -287,7 +287,7 @@ def _present_and_used(family: str) -> dict[str, tuple[set[str], set[str]]]:
     return {what: (present[what], used[what]) for what in present}
 
 
-@pytest.mark.parametrize("family", sorted({family_of(s) for s in SOURCES}))
+@pytest.mark.parametrize("family", sorted(default_rules().families))
 def test_fixture_uses_every_kind_and_status_of_its_family(family):
     for what, (present, used) in _present_and_used(family).items():
         assert sorted(present - used) == [], f"{family}: no fixture name of {what} {sorted(present - used)}"
