@@ -144,19 +144,6 @@ _bug(("cublas.cu", "roc"),
               "case rocblas_status_not_implemented: return \"allocation failed\";"),
              ("case rocblas_status_not_implemented: return \"not supported\";",
               "case rocblas_status_perf_degraded: return \"not supported\";")))
-_bug(("cusparse.cu", "roc"),
-     reason="data (from HIPIFY): rules/cusparse.yaml maps CUSPARSE_ORDER_COL to rocsparse_order_row and "
-            "CUSPARSE_ORDER_ROW to rocsparse_order_column, the wrong way round (rocsparse-types.h: "
-            "rocsparse_order_row = row major, rocsparse_order_column = column major; cusparse.h: "
-            "CUSPARSE_ORDER_COL = column major): a silent layout swap",
-     output=(("rocsparse_order_column", "rocsparse_order_row"),))
-_bug(("cusparse_unported.cu", "roc"),
-     reason="data (from HIPIFY): csrsv2Info_t becomes rocsparse_mat_descr, but cusparseCreateCsrsv2Info becomes "
-            "rocsparse_create_mat_info, which makes a rocsparse_mat_info (as csrilu02Info_t and the other *Info_t "
-            "types map)",
-     output=(("  rocsparse_mat_info sv;", "  rocsparse_mat_descr sv;"),),
-     extra=("26:3 HP2002 error csrsv2Info_t was removed in CUDA 12.0; mapped to rocsparse_mat_descr",),
-     missing=("26:3 HP2002 error csrsv2Info_t was removed in CUDA 12.0; mapped to rocsparse_mat_info",))
 _bug(("cusolver.cu", "roc"),
      reason="data (from HIPIFY): cusolverDnSpotrf (and D/C/Z) is renamed to rocsolver_spotrf, which takes no "
             "workspace, lwork or devInfo (6 arguments, cuSOLVER has 8); rules/cusolver.yaml reports getrf/getrs, "

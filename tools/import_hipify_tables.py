@@ -105,6 +105,7 @@ class Family:
     output: str = ""  # default output path, relative to the repository root
     hip_title: str = "HIP equivalents"  # right-hand side of the file's first comment line
     roc_library: str = ""  # the ROCm library of the table's ROC/MIOPEN block ("" = not read)
+    versions_of: str = "CUDA"  # the product whose releases the table's A/D/C/R columns number
     sections: tuple[str, ...] = ()  # only these sections of the table (empty: all)
     skip_sections: tuple[str, ...] = ()  # these sections belong to another family
     comment: tuple[str, ...] = ()  # more lines for the file's header comment
@@ -199,7 +200,7 @@ FAMILIES: dict[str, Family] = {f.family_id: f for f in (
     ),
     Family(
         "cudnn", "cuDNN", "CUDNN_API_supported_by_HIP_and_MIOPEN.md",
-        output="rules/cudnn.yaml", hip_title="hipDNN (roc: MIOpen)", roc_library="MIOpen",
+        output="rules/cudnn.yaml", hip_title="hipDNN (roc: MIOpen)", roc_library="MIOpen", versions_of="cuDNN",
         comment=("# No cuDNN headers are available here, so the kinds of its data types come from the",
                  "# importer's heuristics (library_caps_kind: an ALL_CAPS name sharing its first two",
                  "# words with a neighbouring row is an enumerator, other ALL_CAPS names are macros)."),
@@ -565,8 +566,10 @@ def _hip_declares(pairs: Iterable[tuple[str, str]], header: str = "hip/hip_runti
 #: 6.4 libraries (Debian sid's -dev packages) and of ROCm/hipDNN (``--hip-include``), and by
 #: looking up the HIP counterparts of names HIPIFY's table (ROCm 6.3 era) leaves unmapped.
 #: Each value replaces fields of the generated entry; ``hip: None`` drops the HIP name, a
-#: ``hip`` given without ``status`` gets the status the row would have with that name, and a
-#: ``note`` says what was corrected.
+#: ``hip`` given without ``status`` gets the status the row would have with that name, likewise
+#: ``roc`` (``None`` drops the ROC name) without ``roc_status``, and a ``note`` says what was
+#: corrected.  Besides wrong names, the fixes cover facts the headers contradict (a ROC name of
+#: the opposite meaning, as cuSPARSE's order enumerators had).
 HIP_FIXES: dict[str, dict[str, dict[str, str | None]]] = {
     "cuda_runtime": {
         "cudaDevAttrMaxBlocksPerMultiprocessor": {
@@ -690,6 +693,27 @@ HIP_FIXES: dict[str, dict[str, dict[str, str | None]]] = {
                     "generator's, and rocrand/rocrand_xorwow.h declares the typedef "
                     "rocrand_state_xorwow for it (rocRAND 6.4.3).",
         } for cuda in ("curandState", "curandState_t", "curandStateXORWOW", "curandStateXORWOW_t")
+    },
+    "cusparse": {
+        "CUSPARSE_ORDER_COL": {
+            "roc": "rocsparse_order_column",
+            "note": "HIPIFY gives rocsparse_order_row, the other layout: cusparse.h (CUDA 12.4) "
+                    "declares CUSPARSE_ORDER_COL column-major, and rocsparse/rocsparse-types.h:540 "
+                    "(rocSPARSE 6.4) declares rocsparse_order_column column-major.",
+        },
+        "CUSPARSE_ORDER_ROW": {
+            "roc": "rocsparse_order_row",
+            "note": "HIPIFY gives rocsparse_order_column, the other layout: cusparse.h (CUDA 12.4) "
+                    "declares CUSPARSE_ORDER_ROW row-major, and rocsparse/rocsparse-types.h:539 "
+                    "(rocSPARSE 6.4) declares rocsparse_order_row row-major.",
+        },
+        **{cuda: {
+            "roc": roc,
+            "note": f"HIPIFY gives the matrix descriptor {wrong}; rocsparse_create_mat_info "
+                    "(cusparseCreateCsrsv2Info's ROC name) makes a rocsparse_mat_info "
+                    "(rocsparse/rocsparse-types.h:103), like the other *Info_t types.",
+        } for cuda, roc, wrong in (("csrsv2Info", "_rocsparse_mat_info", "_rocsparse_mat_descr"),
+                                   ("csrsv2Info_t", "rocsparse_mat_info", "rocsparse_mat_descr"))},
     },
 }
 
@@ -946,6 +970,11 @@ def import_table(table_path: str | os.PathLike, family_id: str, title: str,
                     entry[key] = val
             if fix.get("hip") and "status" not in fix:  # a HIP name given where HIPIFY has none
                 entry["status"] = derive_status(dataclasses.replace(row, hip=fix["hip"]))
+            if with_roc and "roc" in fix and "roc_status" not in fix:  # a ROC name given or dropped
+                roc_status = derive_roc_status(dataclasses.replace(row, roc=fix["roc"] or ""))
+                entry.pop("roc_status", None)
+                if roc_status != ("supported" if fix["roc"] else "unsupported"):
+                    entry["roc_status"] = roc_status
             stats.fixed_names.append(row.cuda)
         if _odd_hip_name(row.hip):
             stats.odd_hip_names.append(f"{row.cuda} -> {row.hip}")
@@ -1057,6 +1086,8 @@ def render_rules(family: Family, entries: list[dict[str, str]], tail: str = "",
     ]
     if family.roc_library:
         lines.append(f"roc_library: {family.roc_library}")
+    if family.versions_of != "CUDA":
+        lines.append(f"versions_of: {family.versions_of}")
     if upstream:
         lines.append(render_upstream(upstream))
     lines.append("mappings:")
