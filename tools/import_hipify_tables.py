@@ -567,7 +567,8 @@ def _hip_declares(pairs: Iterable[tuple[str, str]], header: str = "hip/hip_runti
 #: looking up the HIP counterparts of names HIPIFY's table (ROCm 6.3 era) leaves unmapped.
 #: Each value replaces fields of the generated entry; ``hip: None`` drops the HIP name, a
 #: ``hip`` given without ``status`` gets the status the row would have with that name, likewise
-#: ``roc`` (``None`` drops the ROC name) without ``roc_status``, and a ``note`` says what was
+#: ``roc`` (``None`` drops the ROC name, and with either name its versions) without
+#: ``roc_status``, and a ``note`` says what was
 #: corrected.  Besides wrong names, the fixes cover facts the headers contradict (a ROC name of
 #: the opposite meaning, as cuSPARSE's order enumerators had).
 HIP_FIXES: dict[str, dict[str, dict[str, str | None]]] = {
@@ -693,6 +694,58 @@ HIP_FIXES: dict[str, dict[str, dict[str, str | None]]] = {
                     "generator's, and rocrand/rocrand_xorwow.h declares the typedef "
                     "rocrand_state_xorwow for it (rocRAND 6.4.3).",
         } for cuda in ("curandState", "curandState_t", "curandStateXORWOW", "curandStateXORWOW_t")
+    },
+    "cublas": {
+        "CUBLAS_STATUS_ALLOC_FAILED": {
+            "roc": "rocblas_status_memory_error",
+            "note": "HIPIFY gives rocblas_status_not_implemented; rocblas/internal/rocblas-types.h:210 "
+                    "(rocBLAS 6.4) declares rocblas_status_memory_error, 'Failed internal memory "
+                    "allocation, copy or dealloc'.",
+        },
+        "CUBLAS_STATUS_NOT_SUPPORTED": {
+            "roc": "rocblas_status_not_implemented",
+            "note": "HIPIFY gives rocblas_status_perf_degraded ('Performance degraded due to low "
+                    "device memory'); rocblas/internal/rocblas-types.h:207 (rocBLAS 6.4) declares "
+                    "rocblas_status_not_implemented, 'Function is not implemented', the meaning "
+                    "hipblas-common.h:46 gives HIPBLAS_STATUS_NOT_SUPPORTED.",
+        },
+        "CUBLAS_STATUS_EXECUTION_FAILED": {
+            "roc": None,
+            "note": "HIPIFY gives rocblas_status_memory_error, CUBLAS_STATUS_ALLOC_FAILED's "
+                    "counterpart (two cases of one switch would collide); rocBLAS 6.4's "
+                    "rocblas_status (rocblas/internal/rocblas-types.h:203) has no status for a GPU "
+                    "program that failed to execute.",
+        },
+        "CUBLAS_STATUS_MAPPING_ERROR": {
+            "roc": None,
+            "note": "HIPIFY gives rocblas_status_invalid_size, 'Invalid size argument' "
+                    "(rocblas/internal/rocblas-types.h:209), not a failed access to GPU memory "
+                    "(hipblas-common.h:43); rocBLAS 6.4's only memory status, "
+                    "rocblas_status_memory_error, is CUBLAS_STATUS_ALLOC_FAILED's.",
+        },
+        "cublasGetStatusString": {
+            "hip": "hipblasStatusToString",
+            "note": "HIPIFY's table lists no HIP name; hipBLAS 6.4's hipblas/hipblas.h:35871 "
+                    "declares const char* hipblasStatusToString(hipblasStatus_t).",
+        },
+    },
+    "cusolver": {
+        **{cuda: {
+            "roc": None,
+            "note": f"HIPIFY gives rocblas_status_not_implemented, as for three other statuses (cases "
+                    f"of one switch would collide); {why}",
+        } for cuda, why in (
+            ("CUSOLVER_STATUS_EXECUTION_FAILED",
+             "rocBLAS 6.4's rocblas_status (rocblas/internal/rocblas-types.h:203) has no status for "
+             "a GPU program that failed to execute."),
+            ("CUSOLVER_STATUS_MAPPING_ERROR",
+             "rocBLAS 6.4's only memory status, rocblas_status_memory_error "
+             "(rocblas/internal/rocblas-types.h:210), is CUSOLVER_STATUS_ALLOC_FAILED's."),
+            ("CUSOLVER_STATUS_ZERO_PIVOT",
+             "rocBLAS 6.4's rocblas_status (rocblas/internal/rocblas-types.h:203) has no zero-pivot "
+             "status (rocsolver_sgetrf reports the first zero pivot through its info argument, "
+             "rocsolver/rocsolver-functions.h:5723)."),
+        )},
     },
     "cusparse": {
         "CUSPARSE_ORDER_COL": {
@@ -982,6 +1035,8 @@ def import_table(table_path: str | os.PathLike, family_id: str, title: str,
             stats.odd_hip_names.append(f"{row.cuda} -> roc {row.roc}")
         for prefix, versions in (("cuda", row.cuda_versions), ("hip", row.hip_versions),
                                  ("roc", row.roc_versions if with_roc else ("", "", "", ""))):
+            if fix and prefix in fix and fix[prefix] is None:
+                continue  # the versions were those of the name the fix dropped
             for key, val in zip(("added", "deprecated", "changed", "removed"), versions):
                 if val:
                     entry[f"{prefix}_{key}"] = val
