@@ -105,7 +105,6 @@ class Family:
     output: str = ""  # default output path, relative to the repository root
     hip_title: str = "HIP equivalents"  # right-hand side of the file's first comment line
     roc_library: str = ""  # the ROCm library of the table's ROC/MIOPEN block ("" = not read)
-    versions_of: str = "CUDA"  # the product whose releases the table's A/D/C/R columns number
     sections: tuple[str, ...] = ()  # only these sections of the table (empty: all)
     skip_sections: tuple[str, ...] = ()  # these sections belong to another family
     comment: tuple[str, ...] = ()  # more lines for the file's header comment
@@ -200,7 +199,7 @@ FAMILIES: dict[str, Family] = {f.family_id: f for f in (
     ),
     Family(
         "cudnn", "cuDNN", "CUDNN_API_supported_by_HIP_and_MIOPEN.md",
-        output="rules/cudnn.yaml", hip_title="hipDNN (roc: MIOpen)", roc_library="MIOpen", versions_of="cuDNN",
+        output="rules/cudnn.yaml", hip_title="hipDNN (roc: MIOpen)", roc_library="MIOpen",
         comment=("# No cuDNN headers are available here, so the kinds of its data types come from the",
                  "# importer's heuristics (library_caps_kind: an ALL_CAPS name sharing its first two",
                  "# words with a neighbouring row is an enumerator, other ALL_CAPS names are macros)."),
@@ -1141,8 +1140,6 @@ def render_rules(family: Family, entries: list[dict[str, str]], tail: str = "",
     ]
     if family.roc_library:
         lines.append(f"roc_library: {family.roc_library}")
-    if family.versions_of != "CUDA":
-        lines.append(f"versions_of: {family.versions_of}")
     if upstream:
         lines.append(render_upstream(upstream))
     lines.append("mappings:")
