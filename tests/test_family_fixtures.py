@@ -137,11 +137,6 @@ _bug(("cusolver.cu", "roc"),
      output=(("CUSOLVER_CHECK(cusolverDnSpotrf(my_cusolverHandle,", "CUSOLVER_CHECK(rocsolver_spotrf(my_cusolverHandle,"),),
      extra=(),
      missing=("88:18 HP2001 error cusolverDnSpotrf (function, cusolver) has no rocSOLVER equivalent",))
-_bug(("cusolver_unported.cu", "hip"),
-     reason="data: rules/cusolver.yaml calls cusolverSpScsrlsvqr (and cusolverSpDcsrlsvqr) unsupported, but "
-            "hipSOLVER 6.4 declares hipsolverSpScsrlsvqr with the same arguments (hipsolver/internal/hipsolver-sparse.h)",
-     output=(("  if (hipsolverSpScsrlsvqr(sp, n,", "  if (cusolverSpScsrlsvqr(sp, n,"),),
-     extra=("18:7 HP2001 error cusolverSpScsrlsvqr (function, cusolver) has no HIP equivalent",))
 CUDNN_VERSIONS = ("HP2002/HP2003 messages call cuDNN's versions (cuda_deprecated/cuda_removed in rules/cudnn.yaml: "
                   "9.0.0, 8.0.1) CUDA versions: 'deprecated since CUDA 9.0.0', 'removed in CUDA 8.0.1'")
 _bug(("cudnn.cu", "hip"), ("cudnn.cu", "roc"), ("cudnn_unported.cu", "hip"), ("cudnn_unported.cu", "roc"),

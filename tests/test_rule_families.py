@@ -73,12 +73,13 @@ UPSTREAM = {
 #: bfloat16 types; cuda_runtime +16 and cuda_driver +15 names HIP 6.4 added, less 2 HIPIFY names
 #: HIP does not declare); cuda_device and cudnn leave out names other rule files report. cublas:
 #: cublasGetStatusString gets hipBLAS's name, cublasSetWorkspace(_v2) (not in HIPIFY's table) are
-#: added with their rocBLAS name, 2 HIPIFY rocBLAS status names are dropped; cusolver: 3 dropped.
+#: added with their rocBLAS name, 2 HIPIFY rocBLAS status names are dropped; cusolver: 3 dropped,
+#: cusolverSp{S,D}csrlsvqr get hipSOLVER 6.4's names.
 COUNTS = {
     "cub": (71, 12, None, 53), "cublas": (981, 760, 755, 4), "cublaslt": (494, 85, None, 1),
     "cucomplex": (26, 26, None, 1), "cuda_device": (811, 549, None, 15), "cuda_driver": (2008, 1118, None, 6),
     "cuda_runtime": (1436, 934, None, 14), "cudnn": (1160, 267, 555, 1), "cufft": (147, 87, None, 3),
-    "curand": (151, 117, 111, 13), "cusolver": (746, 342, 29, 6), "cusparse": (859, 684, 612, 2),
+    "curand": (151, 117, 111, 13), "cusolver": (746, 344, 29, 6), "cusparse": (859, 684, 612, 2),
     "nvrtc": (36, 27, None, 1), "nccl": (88, 77, None, 1), "thrust": (2, 2, None, 71),
     "libcudacxx": (0, 0, None, 52), "cuda_macros": (5, 5, None, 0), "cooperative_groups": (6, 0, None, 4),
 }

@@ -729,6 +729,17 @@ HIP_FIXES: dict[str, dict[str, dict[str, str | None]]] = {
         },
     },
     "cusolver": {
+        "cusolverSpScsrlsvqr": {
+            "hip": "hipsolverSpScsrlsvqr",
+            "note": "HIPIFY's table lists no HIP name; hipsolver/internal/hipsolver-sparse.h:79 "
+                    "(hipSOLVER 6.4) declares hipsolverSpScsrlsvqr with the same arguments, its "
+                    "tolerance a double where cuSOLVER's is a float.",
+        },
+        "cusolverSpDcsrlsvqr": {
+            "hip": "hipsolverSpDcsrlsvqr",
+            "note": "HIPIFY's table lists no HIP name; hipsolver/internal/hipsolver-sparse.h:92 "
+                    "(hipSOLVER 6.4) declares hipsolverSpDcsrlsvqr with the same arguments.",
+        },
         **{cuda: {
             "roc": None,
             "note": f"HIPIFY gives rocblas_status_not_implemented, as for three other statuses (cases "
