@@ -138,12 +138,15 @@ class _FileContext:
         return not any(lo <= offset < hi for lo, hi in mask)
 
 
-def _mapping_fields(mapping: Mapping, target_libs: str = "hip") -> dict[str, str]:
+def _mapping_fields(mapping: Mapping, rules: RuleSet) -> dict[str, str]:
     versions = mapping.versions
     since = versions.get("cuda_deprecated") or versions.get("hip_deprecated")
-    replacement = mapping.target(target_libs)[0]
+    replacement = mapping.target(rules.target_libs)[0]
+    family = rules.families.get(mapping.family)
+    library = family.versions_of if family is not None else "CUDA"
     return {
-        "target": mapping.roc_library if target_libs == "roc" and mapping.roc_library else "HIP",
+        "library": library,
+        "target": mapping.roc_library if rules.target_libs == "roc" and mapping.roc_library else "HIP",
         "hip": replacement or "",
         "kind": mapping.kind,
         "family": mapping.family,
@@ -151,7 +154,7 @@ def _mapping_fields(mapping: Mapping, target_libs: str = "hip") -> dict[str, str
         "cuda_removed": versions.get("cuda_removed", "?"),
         "mapped": ("; left unchanged" if not replacement else
                    "; HIP keeps the name" if replacement == mapping.cuda else f"; mapped to {replacement}"),
-        "since": f" since {'CUDA' if versions.get('cuda_deprecated') else 'HIP'} {since}" if since else "",
+        "since": f" since {library if versions.get('cuda_deprecated') else 'HIP'} {since}" if since else "",
     }
 
 
@@ -199,6 +202,8 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
             continue
         name = mapping.cuda
         replacement, status = ctx.rules.target(mapping)
+        if node.type != "preproc_arg" and _qualified_by_a_scope(node) and not ctx.rules.namespaced(mapping):
+            continue  # Stats::cuCabsf, mylib::cudaMalloc: a project's own name, not the CUDA API
         if (node.type == "identifier" and mapping.kind == "type" and replacement in (None, name)
                 and not _is_sizeof_operand(node)):
             continue  # a variable that happens to share the name of an unported type (int texture;)
@@ -216,7 +221,7 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
         check_name = _FINDING_STATUSES.get(status)
         if check_name:
             ctx.report(check_name, _point_of(ctx, node, start), name=name,
-                       **_mapping_fields(mapping, ctx.rules.target_libs))
+                       **_mapping_fields(mapping, ctx.rules))
         if name in _HOST_ONLY_CALLS and (function := _device_function(ctx, node)):
             ctx.report("dynamic-parallelism", _point_of(ctx, node, start), name=name, function=function)
 
@@ -256,7 +261,7 @@ def _rewrite_namespace(ctx: _FileContext, node: tree_sitter.Node, start: int, en
         check_name = _FINDING_STATUSES.get(ctx.rules.target(mapping)[1])
         if check_name:
             ctx.report(check_name, _point_of(ctx, node, start), name=mapping.cuda,
-                       **_mapping_fields(mapping, ctx.rules.target_libs))
+                       **_mapping_fields(mapping, ctx.rules))
         return True
     return False
 
@@ -300,6 +305,14 @@ def _rewrite_call(ctx: _FileContext, node: tree_sitter.Node, rewrites, hip: byte
     return hip
 
 
+def _qualified_by_a_scope(node: tree_sitter.Node) -> bool:
+    """``node`` is the name of ``Scope::name`` (any named scope, ``Outer<T>::name`` too); the
+    global scope ``::name`` does not count. CUDA's C APIs live in the global namespace."""
+    parent = node.parent
+    return (parent is not None and parent.type == "qualified_identifier"
+            and parent.child_by_field_name("name") == node and parent.child_by_field_name("scope") is not None)
+
+
 def _is_sizeof_operand(node: tree_sitter.Node) -> bool:
     """``node`` is the whole operand of ``sizeof(...)``/``alignof(...)``, where tree-sitter
     cannot tell a type from a variable; a name of a type there is taken as the type."""
@@ -318,7 +331,11 @@ def _construct_applies(construct, node: tree_sitter.Node) -> bool:
         outer = parent.parent if parent is not None else None
         nested = (parent is not None and parent.type == "qualified_identifier" and outer is not None
                   and outer.type == "qualified_identifier" and outer.child_by_field_name("name") == parent)
-        return node.type == "namespace_identifier" and not nested
+        defined = parent is not None and parent.type in ("namespace_definition", "namespace_alias_definition") \
+            and parent.child_by_field_name("name") == node
+        nested = nested or (parent is not None and parent.type == "nested_namespace_specifier"
+                            and parent.named_children[0] != node)  # mylib::cuda in a namespace alias
+        return node.type == "namespace_identifier" and not nested and not defined
     if construct.where == "type":
         return node.type == "type_identifier"
     return True
@@ -405,7 +422,7 @@ def _rewrite_includes(ctx: _FileContext, resolve_header: HeaderResolver) -> set[
                     new_name = replacement
                 check_name = _FINDING_STATUSES.get(status)
                 if check_name:
-                    ctx.report(check_name, path_node, name=name, **_mapping_fields(mapping, ctx.rules.target_libs))
+                    ctx.report(check_name, path_node, name=name, **_mapping_fields(mapping, ctx.rules))
         parent_key = (node.parent.id if node.parent else -1, new_name)
         if new_name == HIP_RUNTIME_HEADER and parent_key in included and not node.parent.has_error:
             # A second hip_runtime.h include in the same block: drop the whole line.

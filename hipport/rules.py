@@ -115,6 +115,10 @@ class Family:
         upstream: counts of the published HIPIFY table the file was generated from
             (``{"table": ..., "known": 1436, "mapped": 918}``), or an empty dict.
         path: the rule file.
+        versions_of: the product whose releases the ``cuda_*`` version fields number: ``CUDA``,
+            or ``cuDNN`` for the cuDNN table (file field ``versions_of``).
+        cpp_namespace: the C++ namespace the family's names belong to (``cub``,
+            ``cooperative_groups``), or "" for C APIs (file field ``cpp_namespace``).
     """
 
     id: str
@@ -123,6 +127,8 @@ class Family:
     roc_library: str = ""
     upstream: dict[str, Any] = field(default_factory=dict)
     path: str = ""
+    versions_of: str = "CUDA"
+    cpp_namespace: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +208,8 @@ class Construct:
     line: int = 0
 
 
-_MAPPING_FIELDS = frozenset({"name", "hip", "kind", "family", "note", "cuda_removed", "mapped", "since", "target"})
+_MAPPING_FIELDS = frozenset({"name", "hip", "kind", "family", "note", "cuda_removed", "mapped", "since", "target",
+                             "library"})
 #: The checks hipport's analysis reports, with the template fields each one is given.
 CHECK_FIELDS: dict[str, frozenset[str]] = {
     "parse-error": frozenset({"name", "count"}),
@@ -299,6 +306,12 @@ class RuleSet:
     def target(self, mapping: Mapping) -> tuple[str | None, str]:
         """(replacement or None, status) of ``mapping`` under this rule set's ``target_libs``."""
         return mapping.target(self.target_libs)
+
+    def namespaced(self, mapping: Mapping) -> bool:
+        """True when ``mapping``'s family is a C++ namespace's (``cpp_namespace``), so a scope
+        written before the name (``cg::this_cluster``) is that namespace or an alias of it."""
+        family = self.families.get(mapping.family)
+        return bool(family and family.cpp_namespace)
 
     def ptx_equivalent(self, opcode: str, operands: str) -> PtxEquivalent | None:
         """The first PTX entry that applies to this instruction (special registers first)."""
@@ -482,7 +495,8 @@ def _parse_rule_file(path: Path, raw: bytes) -> RuleFileContent:
             path=str(path), line=line, roc=entry.get("roc"), roc_status=entry.get("roc_status", ""),
             roc_library=roc_library,
         ))
-    info = Family(family, data["title"], data["source"], roc_library, data.get("upstream", {}), str(path))
+    info = Family(family, data["title"], data["source"], roc_library, data.get("upstream", {}), str(path),
+                  data.get("versions_of", "CUDA"), data.get("cpp_namespace", ""))
     return RuleFileContent(mappings=mappings, family=info)
 
 
@@ -513,7 +527,7 @@ def _from_cache(path: Path, cached: dict) -> RuleFileContent:
         [Check(*fields, path=where, line=line) for *fields, line in cached["checks"]],
         [PtxEquivalent(*fields, path=where, line=line) for *fields, line in cached["ptx"]],
         [Construct(*fields, path=where, line=line) for *fields, line in cached["constructs"]],
-        Family(*family, path=where) if family else None,
+        Family(*family[:5], path=where, versions_of=family[5], cpp_namespace=family[6]) if family else None,
         [CallRewrite(c[0], c[1], c[2], tuple(c[3]), *c[4:7], path=where, line=c[7]) for c in cached["calls"]],
     )
 
@@ -523,7 +537,8 @@ def _to_cache(content: RuleFileContent) -> dict:
         "mappings": [[m.cuda, m.hip, m.kind, m.status, m.family, m.section, m.note, m.versions, m.line,
                       m.roc, m.roc_status, m.roc_library] for m in content.mappings],
         "family": ([content.family.id, content.family.title, content.family.source, content.family.roc_library,
-                    content.family.upstream] if content.family else None),
+                    content.family.upstream, content.family.versions_of, content.family.cpp_namespace]
+                   if content.family else None),
         "checks": [[c.id, c.name, c.severity, c.message, c.fix, c.explanation, c.example, c.instead, c.line]
                    for c in content.checks],
         "ptx": [[p.match, p.hip, p.note, p.line] for p in content.ptx],

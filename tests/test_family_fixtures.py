@@ -100,11 +100,6 @@ def _bug(*cases: tuple[str, str], **fields) -> None:
         KNOWN_BUGS[case] = (*KNOWN_BUGS.get(case, ()), Deviation(**fields))
 
 
-NESTED_CUDA_NAMESPACE = ("HP1204 (libcudacxx) reports the definition of a project namespace named cuda nested in "
-                         "another one (namespace mylib { namespace cuda {) as a use of libcu++")
-LIBCUDACXX_FINDING = "HP1204 warning cuda: libcu++ (the cuda:: library) has no HIP counterpart"
-_bug(("libcudacxx.cu", "hip"), reason=NESTED_CUDA_NAMESPACE, extra=(f"14:29 {LIBCUDACXX_FINDING}",))
-_bug(("thrust.cu", "hip"), reason=NESTED_CUDA_NAMESPACE, extra=(f"17:48 {LIBCUDACXX_FINDING}",))
 _bug(("cub.cu", "hip"),
      reason="data: rules/cub.yaml keeps CUB_MAX and CUB_MIN (hip: CUB_MAX/CUB_MIN), which hipCUB 6.4's "
             "rocPRIM backend does not define; it has HIPCUB_MAX/HIPCUB_MIN (hipcub/backend/rocprim/util_macro.hpp)",
@@ -137,12 +132,6 @@ _bug(("cusolver.cu", "roc"),
      output=(("CUSOLVER_CHECK(cusolverDnSpotrf(my_cusolverHandle,", "CUSOLVER_CHECK(rocsolver_spotrf(my_cusolverHandle,"),),
      extra=(),
      missing=("88:18 HP2001 error cusolverDnSpotrf (function, cusolver) has no rocSOLVER equivalent",))
-CUDNN_VERSIONS = ("HP2002/HP2003 messages call cuDNN's versions (cuda_deprecated/cuda_removed in rules/cudnn.yaml: "
-                  "9.0.0, 8.0.1) CUDA versions: 'deprecated since CUDA 9.0.0', 'removed in CUDA 8.0.1'")
-_bug(("cudnn.cu", "hip"), ("cudnn.cu", "roc"), ("cudnn_unported.cu", "hip"), ("cudnn_unported.cu", "roc"),
-     reason=CUDNN_VERSIONS, messages=((" is deprecated since cuDNN ", " is deprecated since CUDA "),))
-_bug(("cudnn_unported.cu", "hip"), ("cudnn_unported.cu", "roc"),
-     reason=CUDNN_VERSIONS, messages=((" was removed in cuDNN ", " was removed in CUDA "),))
 _bug(("cuda_driver.cu", "hip"),
      reason="data: CU_JIT_* options map to HIPRTC_JIT_* macros, which only hip/hiprtc.h defines, while cuda.h becomes "
             "hip/hip_runtime.h; the enumerators they expand to, hipJitOption* (hip/linker_types.h), are declared there",
@@ -153,16 +142,6 @@ _bug(("cuda_driver.cu", "hip"),
             "hipModuleOccupancyMaxPotentialBlockSize, which takes 5 (no callback); the null callback should go",
      output=(("hipModuleOccupancyMaxPotentialBlockSize(&min_grid, &block, scale, 0, 0)",
               "hipModuleOccupancyMaxPotentialBlockSize(&min_grid, &block, scale, nullptr, 0, 0)"),))
-_bug(("cuda_driver.cu", "hip"),
-     reason="no call rewrite: CUDA 12's three-argument cuGraphInstantiate becomes hipGraphInstantiate (five arguments); "
-            "rules/calls.yaml turns the runtime's cudaGraphInstantiate(g, e, flags) into hipGraphInstantiateWithFlags "
-            "but not the driver's",
-     output=(("hipGraphInstantiateWithFlags(&exec, graph, 0)", "hipGraphInstantiate(&exec, graph, 0)"),))
-_bug(("cucomplex.cu", "hip"),
-     reason="a name qualified by a project class is renamed: &ComplexStats::cuCabsf (a pointer to a data member "
-            "named like a cuComplex function) becomes &ComplexStats::hipCabsf, which does not exist; only the "
-            "member's declaration and obj.member uses are left alone",
-     output=(("&ComplexStats::cuCabsf;", "&ComplexStats::hipCabsf;"),))
 
 def _cases(what: str) -> list:
     params = []

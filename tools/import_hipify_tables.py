@@ -105,6 +105,8 @@ class Family:
     output: str = ""  # default output path, relative to the repository root
     hip_title: str = "HIP equivalents"  # right-hand side of the file's first comment line
     roc_library: str = ""  # the ROCm library of the table's ROC/MIOPEN block ("" = not read)
+    versions_of: str = "CUDA"  # the product whose releases the table's A/D/C/R columns number
+    cpp_namespace: str = ""  # the C++ namespace the family's names are members of (cub)
     sections: tuple[str, ...] = ()  # only these sections of the table (empty: all)
     skip_sections: tuple[str, ...] = ()  # these sections belong to another family
     comment: tuple[str, ...] = ()  # more lines for the file's header comment
@@ -199,7 +201,7 @@ FAMILIES: dict[str, Family] = {f.family_id: f for f in (
     ),
     Family(
         "cudnn", "cuDNN", "CUDNN_API_supported_by_HIP_and_MIOPEN.md",
-        output="rules/cudnn.yaml", hip_title="hipDNN (roc: MIOpen)", roc_library="MIOpen",
+        output="rules/cudnn.yaml", hip_title="hipDNN (roc: MIOpen)", roc_library="MIOpen", versions_of="cuDNN",
         comment=("# No cuDNN headers are available here, so the kinds of its data types come from the",
                  "# importer's heuristics (library_caps_kind: an ALL_CAPS name sharing its first two",
                  "# words with a neighbouring row is an enumerator, other ALL_CAPS names are macros)."),
@@ -209,7 +211,7 @@ FAMILIES: dict[str, Family] = {f.family_id: f for f in (
         headers=("cccl/cub/util_macro.cuh", "cccl/cub/util_debug.cuh", "cccl/cub/util_arch.cuh",
                  "cccl/cub/util_type.cuh", "cccl/cub/util_namespace.cuh", "cccl/cub/util_ptx.cuh",
                  "cccl/cub/util_cpp_dialect.cuh", "cccl/cub/config.cuh"),
-        output="rules/cub.yaml", hip_title="hipCUB",
+        output="rules/cub.yaml", hip_title="hipCUB", cpp_namespace="cub",
     ),
     Family(
         "nvrtc", "NVRTC (runtime compilation)", "CUDA_RTC_API_supported_by_HIP.md",
@@ -1151,6 +1153,10 @@ def render_rules(family: Family, entries: list[dict[str, str]], tail: str = "",
     ]
     if family.roc_library:
         lines.append(f"roc_library: {family.roc_library}")
+    if family.versions_of != "CUDA":
+        lines.append(f"versions_of: {family.versions_of}")
+    if family.cpp_namespace:
+        lines.append(f"cpp_namespace: {family.cpp_namespace}")
     if upstream:
         lines.append(render_upstream(upstream))
     lines.append("mappings:")
