@@ -7,6 +7,7 @@ input with nvcc 12.4, the port for AMD and for NVIDIA), and the edge cases are p
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -220,3 +221,38 @@ def test_allocation_pointers_are_cast_to_void_pointer_pointers(tmp_path):
         "  hipMallocAsync(reinterpret_cast<void**>(a), 64, s);",
         "}",
     ]
+
+
+def test_names_qualified_by_a_project_scope_are_the_projects(tmp_path):
+    text = port(tmp_path, "struct Stats { static float cuCabsf(cuFloatComplex z); };\n"
+                          "template <class T> struct W { static void cudaMalloc(); };\n"
+                          "namespace mylib { namespace cuda { int x; } }\n"
+                          "namespace alias = mylib::cuda;\n"
+                          "float g(cuFloatComplex z) { W<int>::cudaMalloc(); return ::cuCabsf(z) + Stats::cuCabsf(z); }\n")
+    assert text.splitlines()[1:] == [
+        "struct Stats { static float cuCabsf(hipFloatComplex z); };",
+        "template <class T> struct W { static void cudaMalloc(); };",
+        "namespace mylib { namespace cuda { int x; } }",
+        "namespace alias = mylib::cuda;",
+        "float g(hipFloatComplex z) { W<int>::cudaMalloc(); return ::hipCabsf(z) + Stats::cuCabsf(z); }",
+    ]
+    report = json.loads((tmp_path / "out" / "hipport-report.json").read_text())
+    assert report["findings"] == []
+
+
+def test_cooperative_group_names_count_under_a_namespace_alias(tmp_path):
+    source = tmp_path / "cg.cu"
+    source.write_text("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+                      "__global__ void k() { auto c = cg::this_cluster(); }\n")
+    result = convert_tree(source, tmp_path / "out")
+    assert [(f.line, f.column, f.rule_id) for f in result.report.findings] == [(3, 36, "HP2001")]
+
+
+def test_cudnn_versions_are_called_cudnn_versions(tmp_path):
+    rules = load_rules()
+    deprecated = next(m for m in rules.identifiers.values() if m.family == "cudnn" and "cuda_deprecated" in m.versions)
+    source = tmp_path / "d.cu"
+    source.write_text(f"void f() {{ {deprecated.cuda}; }}\n")
+    result = convert_tree(source, tmp_path / "out", ConvertOptions(), rules)
+    [finding] = [f for f in result.report.findings if f.rule_id == "HP2003"]
+    assert f" since cuDNN {deprecated.versions['cuda_deprecated']};" in finding.message
