@@ -100,26 +100,6 @@ def _bug(*cases: tuple[str, str], **fields) -> None:
         KNOWN_BUGS[case] = (*KNOWN_BUGS.get(case, ()), Deviation(**fields))
 
 
-_bug(("cub.cu", "hip"),
-     reason="data: rules/cub.yaml keeps CUB_MAX and CUB_MIN (hip: CUB_MAX/CUB_MIN), which hipCUB 6.4's "
-            "rocPRIM backend does not define; it has HIPCUB_MAX/HIPCUB_MIN (hipcub/backend/rocprim/util_macro.hpp)",
-     output=(("HIPCUB_MAX(", "CUB_MAX("), ("HIPCUB_MIN(", "CUB_MIN(")))
-_bug(("cub.cu", "hip"),
-     reason="data: rules/cub.yaml maps no cub/util_*.cuh header; cub/util_macro.cuh stays, although "
-            "hipCUB 6.4 has hipcub/util_macro.hpp (also util_allocator, util_device, util_ptx, util_type, "
-            "util_temporary_storage, util_deprecated)",
-     output=(("#include <hipcub/util_macro.hpp>", "#include <cub/util_macro.cuh>"),))
-
-_bug(("cub.cu", "hip"),
-     reason="data: rules/cub.yaml calls CubVector unsupported, but hipCUB 6.4 declares hipcub::CubVector "
-            "(hipcub/backend/rocprim/util_type.hpp)",
-     extra=("36:20 HP2001 error CubVector (type, cub) has no HIP equivalent",))
-_bug(("cub_unported.cu", "hip"),
-     reason="data: rules/cub.yaml gives 34 CUB names kind enumerator (the importer's ALL_CAPS heuristic), but 33 "
-            "of them (CUB_IS_DEVICE_CODE, CUB_QUOTIENT_CEILING, CUB_NAMESPACE_END, CUB_RUNTIME_FUNCTION...) are "
-            "#defines in CUB 2.3.2, so findings call them enumerators",
-     extra=("9:5 HP2001 error CUB_IS_DEVICE_CODE (enumerator, cub) has no HIP equivalent",),
-     missing=("9:5 HP2001 error CUB_IS_DEVICE_CODE (macro, cub) has no HIP equivalent",))
 _bug(("cufft.cu", "hip"),
      reason="data: MAJOR_VERSION, MINOR_VERSION and PATCH_LEVEL (libraryPropertyType, library_types.h) are unknown "
             "to hipport and stay; hipfftGetProperty takes hipfftLibraryPropertyType (HIPFFT_MAJOR_VERSION...), "

@@ -541,6 +541,24 @@ KIND_OVERRIDES: dict[str, dict[str, str]] = {
         "cudaKeyValuePair": "enumerator",
         "cudaCSV": "enumerator",
     },
+    # CUB 2.3.2 (CUDA 12.4's, .toolchain/cuda/include-cub) #defines these; CCCL's cub of CUDA 13
+    # no longer has them, and the ALL_CAPS heuristic took them for enumerators (util_arch.cuh:84-87,
+    # util_compiler.cuh:47-63 and 78, util_cpp_dialect.cuh:60-68 and 113-114, util_deprecated.cuh:49,
+    # util_macro.cuh:95-110, util_namespace.cuh:212, util_ptx.cuh:71-72, util_type.cuh:609,
+    # detail/detect_cuda_runtime.cuh:71 and 85), or tests as a macro the user defines
+    # (CUB_IGNORE_DEPRECATED_DIALECT: `#ifndef` at util_cpp_dialect.cuh:144).
+    "cub": dict.fromkeys((
+        "CUB_COMP_DEPR_IMPL0", "CUB_COMP_DEPR_IMPL1", "CUB_DEFINE_VECTOR_TYPE", "CUB_DEVICE_COMPILER",
+        "CUB_DEVICE_COMPILER_CLANG", "CUB_DEVICE_COMPILER_GCC", "CUB_DEVICE_COMPILER_MSVC",
+        "CUB_DEVICE_COMPILER_NVCC", "CUB_DEVICE_COMPILER_UNKNOWN", "CUB_HOST_COMPILER",
+        "CUB_HOST_COMPILER_CLANG", "CUB_HOST_COMPILER_GCC", "CUB_HOST_COMPILER_MSVC",
+        "CUB_HOST_COMPILER_UNKNOWN", "CUB_IGNORE_DEPRECATED_API", "CUB_IGNORE_DEPRECATED_COMPILER",
+        "CUB_IGNORE_DEPRECATED_CPP_11", "CUB_IGNORE_DEPRECATED_CPP_DIALECT",
+        "CUB_IGNORE_DEPRECATED_DIALECT", "CUB_INCLUDE_DEVICE_CODE",
+        "CUB_INCLUDE_HOST_CODE", "CUB_IS_DEVICE_CODE", "CUB_IS_HOST_CODE", "CUB_MSVC_VERSION",
+        "CUB_MSVC_VERSION_FULL", "CUB_NAMESPACE_END", "CUB_QUOTIENT_CEILING", "CUB_QUOTIENT_FLOOR",
+        "CUB_ROUND_DOWN_NEAREST", "CUB_ROUND_UP_NEAREST", "CUB_RUNTIME_ENABLED", "CUB_RUNTIME_FUNCTION",
+        "_CUB_ASM_PTR_", "_CUB_ASM_PTR_SIZE_"), "macro"),
     # Enums that cuSPARSE 10/11 declared (`typedef enum {...} cusparseAlgMode_t;` ...) and
     # their members; CUDA 12.4's cusparse.h has none of them.
     "cusparse": {
@@ -695,6 +713,26 @@ HIP_FIXES: dict[str, dict[str, dict[str, str | None]]] = {
                     "generator's, and rocrand/rocrand_xorwow.h declares the typedef "
                     "rocrand_state_xorwow for it (rocRAND 6.4.3).",
         } for cuda in ("curandState", "curandState_t", "curandStateXORWOW", "curandStateXORWOW_t")
+    },
+    "cub": {
+        **{cuda: {
+            "hip": hip,
+            "note": f"HIPIFY {why}; hipcub/backend/rocprim/util_macro.hpp:{line} (hipCUB 6.4, "
+                    f"included by hipcub/util_macro.hpp) defines {hip}({args}) as CUB defines {cuda}.",
+        } for cuda, hip, args, line, why in (
+            ("CUB_MAX", "HIPCUB_MAX", "a, b", 66, "keeps CUB_MAX, which hipCUB 6.4 does not define"),
+            ("CUB_MIN", "HIPCUB_MIN", "a, b", 71, "keeps CUB_MIN, which hipCUB 6.4 does not define"),
+            ("CUB_QUOTIENT_FLOOR", "HIPCUB_QUOTIENT_FLOOR", "x, y", 76, "lists no HIP name"),
+            ("CUB_QUOTIENT_CEILING", "HIPCUB_QUOTIENT_CEILING", "x, y", 81, "lists no HIP name"),
+            ("CUB_ROUND_UP_NEAREST", "HIPCUB_ROUND_UP_NEAREST", "x, y", 86, "lists no HIP name"),
+            ("CUB_ROUND_DOWN_NEAREST", "HIPCUB_ROUND_DOWN_NEAREST", "x, y", 91, "lists no HIP name"))},
+        "CubVector": {
+            "hip": "CubVector",
+            "note": "HIPIFY lists no HIP name; hipcub/backend/rocprim/util_type.hpp:433 (hipCUB 6.4, "
+                    "included by hipcub/util_type.hpp) declares hipcub::CubVector<T, vec_elements>, "
+                    "an alias template (no struct to specialise), so cub::CubVector becomes "
+                    "hipcub::CubVector.",
+        },
     },
     "cublas": {
         "CUBLAS_STATUS_ALLOC_FAILED": {
