@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import posixpath
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .cmake_syntax import Argument, CMakeSyntaxError, Command, LineIndex, parse_cmake
 from .data import BuildRules, Library, NameRule
-from .flags import TextEdit, Word, map_nvcc_flags, split_words
+from .flags import TextEdit, Word, architecture_options, map_nvcc_flags, remove_words, split_words
 
 #: Where hipport writes the platform module, relative to OUT (hipport.cmake.PLATFORM_MODULE).
 PLATFORM_MODULE = "cmake/HipportPlatform.cmake"
@@ -51,6 +52,10 @@ _PROPERTY_SETTERS = frozenset({"set_target_properties", "set_source_files_proper
                                "set_directory_properties"})
 _SEPARABLE_COMPILE = "$<$<COMPILE_LANGUAGE:HIP>:-fgpu-rdc>"
 _SEPARABLE_LINK = '"$<$<LINK_LANGUAGE:HIP>:-fgpu-rdc;--hip-link>"'
+#: Commands that assign a variable (a CUDA flags variable assigned there keeps a CUDA twin).
+_ASSIGNMENTS = {"set": (), "string": ("APPEND", "PREPEND"), "list": ("APPEND", "PREPEND", "INSERT")}
+#: Blanks and comments between two arguments.
+_GAP = re.compile(r"(?:[ \t\r\n]+|#[^\n]*)*")
 
 
 @dataclass
@@ -152,6 +157,11 @@ class _CMakeMigration:
         self.newline = "\r\n" if "\r\n" in text else "\n"
         self.gpu_sources_done: set[str] = set()
         self.handled: set[int] = set()  # offsets of arguments already dealt with
+        # spans of the text kept as written for NVIDIA builds (their HIP twins are written
+        # next to them): no later rule edits them
+        self.kept: list[tuple[int, int]] = []
+        # edits of the CUDA form of the command being twinned (its architecture options removed)
+        self.cuda_form_edits: list[TextEdit] = []
 
     # ------------------------------------------------------------------ helpers
     def note(self, check: str, offset: int, **fields: str) -> None:
@@ -159,10 +169,53 @@ class _CMakeMigration:
         self.notes.append((check, line, column, fields))
 
     def edit(self, start: int, end: int, new: str) -> None:
-        """Record an edit unless it overlaps one already recorded (the first decision wins)."""
+        """Record an edit unless it overlaps one already recorded (the first decision wins) or
+        a span kept for NVIDIA builds."""
         if any(e.start < end and start < e.end for e in self.edits):
             return
+        if any(s < end and start < e for s, e in self.kept):
+            return
         self.edits.append(TextEdit(start, end, new))
+
+    @contextmanager
+    def captured(self):
+        """Collect the edits and notes made inside the ``with`` block apart (yields
+        ``(edits, notes)``, filled when the block ends) instead of applying them: they make the
+        HIP twin of a CUDA construct that stays as written."""
+        saved = self.edits, self.notes
+        self.edits, self.notes = [], []
+        box: tuple[list[TextEdit], list] = ([], [])
+        try:
+            yield box
+        finally:
+            box[0].extend(self.edits)
+            box[1].extend(self.notes)
+            self.edits, self.notes = saved
+
+    def rendered(self, start: int, end: int, edits: list[TextEdit]) -> str:
+        """``text[start:end]`` with the edits inside it applied."""
+        pieces, position = [], start
+        for e in sorted(edits, key=lambda e: (e.start, e.end)):
+            if e.start < start or e.end > end:
+                continue
+            pieces.append(self.text[position:e.start])
+            pieces.append(e.text)
+            position = max(position, e.end)
+        pieces.append(self.text[position:end])
+        return "".join(pieces)
+
+    def follows(self, offset: int, text: str) -> bool:
+        """True when ``text`` comes right after ``offset`` (blanks and comments skipped): the
+        HIP twin written by an earlier conversion."""
+        at = _GAP.match(self.text, offset).end()
+        return self.text.startswith(text, at)
+
+    def keep_cuda_form(self, start: int, end: int, edits: list[TextEdit]) -> None:
+        """Keep ``text[start:end]`` for NVIDIA builds: apply ``edits`` there (its architecture
+        options removed), then let no other rule edit it."""
+        for e in edits:
+            self.edit(e.start, e.end, e.text)
+        self.kept.append((start, end))
 
     def insert_after(self, command: Command, *lines: str) -> None:
         """Insert ``lines`` (commands) after ``command``, each on a line of its own with the
@@ -251,6 +304,49 @@ class _CMakeMigration:
         return offset
 
     def command(self, cmd: Command) -> None:
+        """Apply the rules to one command; an assignment of a CUDA flags variable
+        (``set(CMAKE_CUDA_FLAGS ...)``, ``list(APPEND CUDA_NVCC_FLAGS ...)``) stays for NVIDIA
+        builds and gets its HIP twin on a line of its own after it."""
+        if not self.twinned_assignment(cmd):
+            self.rules_of(cmd)
+            return
+        self.cuda_form_edits = []
+        with self.captured() as (edits, notes):
+            self.rules_of(cmd)
+        twin = self.rendered(cmd.start, cmd.end, edits)
+        cuda_edits, self.cuda_form_edits = self.cuda_form_edits, []
+        if twin == self.text[cmd.start:cmd.end]:
+            return
+        if not self.follows(self._line_end(cmd.end), twin):
+            self.notes.extend(notes)
+            self.insert_after(cmd, twin)
+        self.keep_cuda_form(cmd.start, cmd.end, cuda_edits)
+
+    def twinned_assignment(self, cmd: Command) -> bool:
+        """True for set/string(APPEND)/list(APPEND) of a CUDA variable that NVIDIA builds read
+        and whose HIP form is another variable: the flags (CMAKE_CUDA_FLAGS*, FindCUDA's
+        CUDA_NVCC_FLAGS*), and renamed CMAKE_CUDA_ settings whose name does not follow the GPU
+        language (CMAKE_CUDA_VISIBILITY_PRESET; CMAKE_CUDA_STANDARD above project())."""
+        modes = _ASSIGNMENTS.get(cmd.lower)
+        if modes is None or not cmd.args:
+            return False
+        index = 0
+        if modes:
+            if len(cmd.args) < 2 or cmd.args[0].value not in modes:
+                return False
+            index = 1
+        variable = cmd.args[index]
+        if variable.kind == "bracket" or self.rules.library_for_variable(variable.value) is not None:
+            return False
+        rule = self.rules.variable(variable.value)
+        if rule is None:
+            return False
+        if rule.action in ("flags", "flags-list"):
+            return True
+        return (rule.action == "rename" and variable.value.startswith("CMAKE_CUDA_")
+                and GPU_LANGUAGE_VARIABLE not in self.lang(rule.replacement))
+
+    def rules_of(self, cmd: Command) -> None:
         name = cmd.lower
         args = cmd.args
         rule = self.rules.commands.get(name)
@@ -368,6 +464,8 @@ class _CMakeMigration:
         libraries = (["hip::host"] if self.lang_known else []) + self.libraries()
         written = f"find_package({' '.join(a.text for a in cmd.args)})"
         self.replace_command(cmd, "hipport_find_libraries", list(libraries))
+        if cmd.args[0].value == "CUDA":  # what FindCUDA set, for NVIDIA builds
+            self.insert_after(cmd, "hipport_findcuda()")
         self.note("build-migrated", cmd.start, construct=written,
                   replacement=f"hipport_find_libraries({' '.join(libraries)})",
                   note="HIP's runtime comes with the GPU language; hipport_find_libraries finds the HIP libraries "
@@ -399,7 +497,12 @@ class _CMakeMigration:
         target = args[0].text
         options_at = next((i for i, a in enumerate(args) if a.value == "OPTIONS" and a.kind == "unquoted"), None)
         option_lists: dict[str, list[str]] = {}
+        nvcc_options = ""  # the OPTIONS as written, for NVIDIA builds (architectures left out)
         if options_at is not None:
+            words = _flag_words(list(args[options_at + 1:]))
+            dropped = {k for span in architecture_options(words, self.rules, certain=True) for k in span}
+            kept = [w.text for k, w in enumerate(words) if k not in dropped]
+            nvcc_options = " OPTIONS " + " ".join(kept) if kept else ""
             config = ""
             groups: dict[str, list[Argument]] = {}
             for arg in args[options_at + 1:]:
@@ -427,7 +530,7 @@ class _CMakeMigration:
             replacement = var_rule.replacement if var_rule else name
             config = var_rule.extra.get("config", "") if var_rule else ""
             compile_options.append(self.genex_options(["${" + replacement + "}"], config))
-        lines = []
+        lines = [f"hipport_findcuda_target({target}{nvcc_options})"]  # FindCUDA's nvcc options, NVIDIA only
         if compile_options:
             lines.append(f"target_compile_options({target} PRIVATE {' '.join(compile_options)})")
         if self.facts.findcuda_separable:  # the property for NVIDIA builds, -fgpu-rdc for AMD ones
@@ -437,8 +540,8 @@ class _CMakeMigration:
         lines.append(f"target_link_libraries({target} hip::host)")
         self.insert_after(cmd, *lines)
         self.note("build-migrated", cmd.start, construct=cmd.name, replacement=rule.replacement,
-                  note="FindCUDA's options became target_compile_options for HIP sources and its runtime "
-                       "hip::host" + ("; CUDA_SEPARABLE_COMPILATION became -fgpu-rdc" if self.facts.findcuda_separable else ""))
+                  note="FindCUDA's options stay for nvcc (hipport_findcuda_target, NVIDIA builds) and became "
+                       "target_compile_options for HIP sources; its runtime became hip::host" + ("; CUDA_SEPARABLE_COMPILATION became -fgpu-rdc" if self.facts.findcuda_separable else ""))
         return None
 
     def genex_options(self, options: list[str], config: str) -> str:
@@ -589,7 +692,11 @@ class _CMakeMigration:
         if rule.action in ("flags", "flags-list"):
             if rule.action == "flags-list" and variable not in self.found.nvcc_flag_lists:
                 self.found.nvcc_flag_lists.append(variable)
-            self.map_flags(_flag_words(value_args), certain=True, joiner=" " if rule.action == "flags" else ";")
+            words = _flag_words(value_args)
+            self.map_flags(words, certain=True, joiner=" " if rule.action == "flags" else ";")
+            # the CUDA form (kept for NVIDIA builds) loses only its architecture options
+            self.cuda_form_edits.extend(remove_words(self.text, words,
+                                                     architecture_options(words, self.rules, certain=True)))
         elif rule.action == "architectures" and name == "set" and value_args:
             written = " ".join(a.text for a in value_args)
             self.edit(value_args[0].start, value_args[0].end, self.arch_value())
@@ -614,8 +721,12 @@ class _CMakeMigration:
             self.handled.add(args[var_index].start)
 
     def option_command(self, cmd: Command) -> None:
-        """target_compile_options and friends: options inside a CUDA language condition are
-        nvcc's for sure; elsewhere only nvcc-only spellings are mapped.
+        """target_compile_options and friends: an option list inside a CUDA language condition
+        (``$<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>``) stays for NVIDIA builds (less its
+        architecture options) and gets its HIP twin right after it
+        (``$<$<COMPILE_LANGUAGE:HIP>:-gline-tables-only>``), options mapped; outside such a
+        condition only nvcc-only spellings are mapped, and an argument holding one becomes such
+        a pair.
 
         CMake joins the arguments into one ``;``-list before it evaluates generator
         expressions, so ``$<$<COMPILE_LANGUAGE:CUDA>:-lineinfo --use_fast_math>`` written
@@ -627,18 +738,92 @@ class _CMakeMigration:
             joined.append(arg.content)
             position += len(arg.content) + 1
         virtual = ";".join(joined)
-        genex_words, covered = [], _genex_regions(virtual)
-        for start, end in _cuda_condition_bodies(virtual):
+        covered = _genex_regions(virtual)
+        for start, end in covered:
+            body = _cuda_condition_body(virtual, start, end)
+            if body is None:
+                continue
+            pieces = []  # (arg, source start, source end) of the region in each argument
             for seg_start, seg_end, arg in segments:
                 lo, hi = max(start, seg_start), min(end, seg_end)
                 if lo < hi:
-                    genex_words.extend(split_words(virtual[lo:hi], arg.content_start + lo - seg_start,
-                                                   ";" if arg.kind == "unquoted" else " \t;"))
+                    pieces.append((arg, arg.content_start + lo - seg_start, arg.content_start + hi - seg_start))
+            words = []
+            for seg_start, seg_end, arg in segments:
+                lo, hi = max(body[0], seg_start), min(body[1], seg_end)
+                if lo < hi:
+                    words.extend(split_words(virtual[lo:hi], arg.content_start + lo - seg_start,
+                                             ";" if arg.kind == "unquoted" else " \t;"))
+            self.option_twin(cmd, pieces, words)
         plain = [arg for seg_start, seg_end, arg in segments
                  if not any(s < seg_end and seg_start < e for s, e in covered)]
-        self.map_flags(genex_words, certain=True, joiner=";")
         for arg in plain:
-            self.map_flags(_flag_words([arg]), certain=False, joiner=" " if arg.kind == "unquoted" else ";")
+            self.plain_option(cmd, arg)
+
+    def option_twin(self, cmd: Command, pieces: list[tuple[Argument, int, int]], words: list[Word]) -> None:
+        """One option list in a CUDA language condition (``pieces``: where it lies in each
+        argument; ``words``: its options): kept, less its architecture options, with the HIP
+        twin written after it (not when the twin holds no option, nor when an earlier
+        conversion wrote it)."""
+        first, last = pieces[0][0], pieces[-1][0]
+        whole = pieces[0][1] == first.content_start and pieces[-1][2] == last.content_start + len(last.content)
+        if not whole and first is not last:
+            # a condition starting or ending inside arguments it shares with other text: mapped
+            # in place (HIP only), as hipport cannot split it
+            self.map_flags(words, certain=True, joiner=";")
+            return
+        start, end = (first.start, last.end) if whole else (pieces[0][1], pieces[0][2])
+        with self.captured() as (edits, notes):
+            self.map_flags(words, certain=True, joiner=";")
+            for arg, piece_start, piece_end in pieces:
+                self.argument(cmd, -1, Argument("unquoted", self.text[piece_start:piece_end], piece_start, piece_end))
+        twin = self.rendered(start, end, edits)
+        cuda_edits = remove_words(self.text, words, architecture_options(words, self.rules, certain=True))
+        if whole:
+            self.handled.update(arg.start for arg, _, _ in pieces)
+        self.keep_cuda_form(start, end, cuda_edits)
+        if self.follows(end, twin) or (not whole and self.text.startswith(";" + twin, end)):
+            return
+        self.notes.extend(notes)
+        if re.search(r">:>\"?\Z", twin):  # nothing left for HIP
+            return
+        if not whole:
+            self.edits.append(TextEdit(end, end, ";" + twin))
+            return
+        line_start = self.text.rfind("\n", 0, start) + 1
+        rest_end = self.text.find("\n", end)
+        rest = self.text[end:len(self.text) if rest_end < 0 else rest_end].strip()
+        if not self.text[line_start:start].strip() and (not rest or rest.startswith("#")):
+            at = self._line_end(end)
+            self.edits.append(TextEdit(at, at, self.newline + self.text[line_start:start] + twin))
+        else:
+            self.edits.append(TextEdit(end, end, " " + twin))
+
+    def plain_option(self, cmd: Command, arg: Argument) -> None:
+        """An option argument outside any generator expression: only nvcc-only spellings are
+        mapped; an argument holding one becomes ``$<$<COMPILE_LANGUAGE:CUDA>:as written>``
+        (NVIDIA builds) followed by ``$<$<COMPILE_LANGUAGE:HIP>:mapped>`` (AMD builds), since
+        only GPU sources can have taken an nvcc option."""
+        words = _flag_words([arg])
+        with self.captured() as (edits, notes):
+            self.map_flags(words, certain=False, joiner=" " if arg.kind == "unquoted" else ";")
+        self.notes.extend(notes)
+        if not edits:
+            return
+        language = "LINK_LANGUAGE" if "link" in cmd.lower else "COMPILE_LANGUAGE"
+        cuda_edits = remove_words(self.text, words, architecture_options(words, self.rules, certain=False))
+        quote = '"' if arg.kind == "quoted" else ""
+        content = slice(arg.content_start, arg.content_start + len(arg.content))
+        kept = self.rendered(content.start, content.stop, cuda_edits)
+        mapped = self.rendered(content.start, content.stop, edits)
+        new = f"{quote}$<$<{language}:CUDA>:{kept}>{quote}" if kept.strip(" ;") else ""
+        if mapped.strip(" ;"):
+            new += (" " if new else "") + f"{quote}$<$<{language}:HIP>:{mapped}>{quote}"
+        self.handled.add(arg.start)
+        if new:
+            self.edit(arg.start, arg.end, new)
+        else:
+            self.remove_arg(cmd.args, cmd.args.index(arg))
 
     def link_names(self, cmd: Command) -> None:
         """Bare CUDA library names and -l options in target_link_libraries/link_libraries."""
@@ -791,23 +976,34 @@ def _genex_regions(text: str) -> list[tuple[int, int]]:
         i = j + 1
 
 
-def _cuda_condition_bodies(text: str):
-    """Yield (start, end) of the option lists inside ``$<$<COMPILE_LANGUAGE:CUDA>:...>``-style
-    conditions of ``text`` (language expressions naming CUDA)."""
-    for match in re.finditer(r"\$<\$<(?:COMPILE_LANGUAGE|LINK_LANGUAGE|COMPILE_LANG_AND_ID|LINK_LANG_AND_ID):"
-                             r"[^<>$]*\bCUDA\b[^<>$]*>:", text):
-        depth, i = 1, match.end()
-        while i < len(text):
-            if text.startswith("$<", i):
-                depth += 1
-                i += 2
-                continue
-            if text[i] == ">":
-                depth -= 1
-                if depth == 0:
-                    break
-            i += 1
-        yield match.end(), i
+_CUDA_LANGUAGE_TEST = re.compile(r"\$<(?:COMPILE_LANGUAGE|LINK_LANGUAGE|COMPILE_LANG_AND_ID|LINK_LANG_AND_ID):"
+                                 r"[^<>$]*\bCUDA\b[^<>$]*>")
+
+
+def _cuda_condition_body(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """(start, end) of the option list of the generator expression ``text[start:end]`` when
+    its condition holds only for CUDA: ``$<$<COMPILE_LANGUAGE:CUDA>:...>``,
+    ``$<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:X>>:...>`` (not under NOT or OR); else None."""
+    if not text.startswith("$<$<", start):
+        return None
+    depth, i = 0, start + 2
+    while i < end:  # the condition: one generator expression
+        if text.startswith("$<", i):
+            depth += 1
+            i += 2
+            continue
+        if text[i] == ">":
+            depth -= 1
+            if depth == 0:
+                break
+        i += 1
+    condition = text[start + 2:i + 1]
+    if not text.startswith(":", i + 1) or not _CUDA_LANGUAGE_TEST.search(condition):
+        return None
+    if not (_CUDA_LANGUAGE_TEST.fullmatch(condition) or condition.startswith("$<AND:")) or \
+            re.search(r"\$<(?:NOT|OR):", condition):
+        return None
+    return i + 2, end - 1
 
 
 def scan_cmake(text: str, path: str, rules: BuildRules, options: BuildOptions) -> ProjectFacts:

@@ -211,6 +211,34 @@ def map_nvcc_flags(source: str, words: list[Word], rules: BuildRules, archs: tup
     return result
 
 
+def architecture_options(words: list[Word], rules: BuildRules, *, certain: bool) -> list[range]:
+    """The architecture options among ``words`` (``-arch=sm_80``, ``-gencode arch=...,code=...``,
+    ``--gpu-code ...``), as ranges of word indexes (an option and its separate value).
+
+    A migrated CMake file keeps nvcc options in their CUDA forms for NVIDIA builds, but without
+    these: the architectures of both platforms come from ``HIPPORT_OFFLOAD_ARCHS``. ``certain``
+    as for :func:`map_nvcc_flags` (elsewhere only ``sm_XX``/``compute_XX`` values count).
+    """
+    spans = []
+    i = 0
+    while i < len(words):
+        if not _is_flag(words[i].text):
+            i += 1
+            continue
+        rule, value, consumed = _match(rules, words, i)
+        if (rule is not None and rule.action == "arch" and value is not None
+                and (certain or _NVIDIA_ARCH.search(value))):
+            spans.append(range(i, i + consumed))
+        i += consumed
+    return spans
+
+
+def remove_words(source: str, words: list[Word], spans: list[range]) -> list[TextEdit]:
+    """Edits that remove the words of ``spans`` (index ranges of ``words``) from ``source``,
+    each with a neighbouring gap of blanks or ``;`` (never a comment or a newline)."""
+    return _edits(source, words, {}, {k for span in spans for k in span})
+
+
 _CONTINUED_GAP = re.compile(r"[ \t;]*(?:\\\r?\n[ \t]*)*")
 
 
