@@ -75,11 +75,12 @@ UPSTREAM = {
 #: cublasGetStatusString gets hipBLAS's name, cublasSetWorkspace(_v2) (not in HIPIFY's table) are
 #: added with their rocBLAS name, 2 HIPIFY rocBLAS status names are dropped; cusolver: 3 dropped,
 #: cusolverSp{S,D}csrlsvqr get hipSOLVER 6.4's names. cub: 5 macros and CubVector get hipCUB 6.4's
-#: names HIPIFY lacks, 7 cub/util_*.cuh headers hipCUB has are mapped.
+#: names HIPIFY lacks, 7 cub/util_*.cuh headers hipCUB has are mapped. cufft: 28 cufftXt names get
+#: hipFFT 6.4's (hipfftXt.h, hiplibxt.h).
 COUNTS = {
     "cub": (71, 17, None, 60), "cublas": (981, 760, 755, 4), "cublaslt": (494, 85, None, 1),
     "cucomplex": (26, 26, None, 1), "cuda_device": (811, 549, None, 15), "cuda_driver": (2008, 1118, None, 6),
-    "cuda_runtime": (1436, 934, None, 14), "cudnn": (1160, 267, 555, 1), "cufft": (147, 87, None, 3),
+    "cuda_runtime": (1436, 934, None, 14), "cudnn": (1160, 267, 555, 1), "cufft": (147, 115, None, 3),
     "curand": (151, 117, 111, 13), "cusolver": (746, 344, 29, 6), "cusparse": (859, 684, 612, 2),
     "nvrtc": (36, 27, None, 1), "nccl": (88, 77, None, 1), "thrust": (2, 2, None, 71),
     "libcudacxx": (0, 0, None, 52), "cuda_macros": (5, 5, None, 0), "cooperative_groups": (6, 0, None, 4),

@@ -768,6 +768,41 @@ HIP_FIXES: dict[str, dict[str, dict[str, str | None]]] = {
                     "declares const char* hipblasStatusToString(hipblasStatus_t).",
         },
     },
+    "cufft": {
+        **{cuda: {
+            "hip": "hip" + cuda[2:],
+            "note": f"HIPIFY's table lists no HIP name; hipfft/hipfftXt.h (hipFFT 6.4) declares "
+                    f"hip{cuda[2:]} with the same arguments.",
+        } for cuda in (
+            "cufftXtMakePlanMany", "cufftXtGetSizeMany", "cufftXtExec", "cufftXtSetGPUs",
+            "cufftXtMalloc", "cufftXtMemcpy", "cufftXtFree", "cufftXtExecDescriptor",
+            "cufftXtExecDescriptorC2C", "cufftXtExecDescriptorR2C", "cufftXtExecDescriptorC2R",
+            "cufftXtExecDescriptorZ2Z", "cufftXtExecDescriptorD2Z", "cufftXtExecDescriptorZ2D")},
+        **{cuda: {
+            "hip": "hip" + cuda[2:],
+            "note": f"HIPIFY's table lists no HIP name; {header} (hipFFT 6.4) declares hip{cuda[2:]}, "
+                    f"{what}.",
+        } for cuda, header, what in (
+            *((name, "hipfft/hipfftXt.h", "without cufftXt.h's two distributed formats (cuFFTMp's)")
+              for name in ("cufftXtSubFormat", "cufftXtSubFormat_t")),
+            *((name, "hipfft/hiplibxt.h", "with the same enumerators and values")
+              for name in ("cufftXtCopyType", "cufftXtCopyType_t")))},
+        **{cuda: {
+            "hip": "HIP" + cuda[2:],
+            "note": f"HIPIFY's table lists no HIP name; {header} (hipFFT 6.4) declares HIP{cuda[2:]}, "
+                    "with the same value.",
+        } for cuda, header in (
+            *((f"CUFFT_XT_FORMAT_{f}", "hipfft/hipfftXt.h")
+              for f in ("INPUT", "OUTPUT", "INPLACE", "INPLACE_SHUFFLED", "1D_INPUT_SHUFFLED")),
+            *((f"CUFFT_COPY_{c}", "hipfft/hiplibxt.h")
+              for c in ("HOST_TO_DEVICE", "DEVICE_TO_HOST", "DEVICE_TO_DEVICE", "UNDEFINED")))},
+        "CUFFT_FORMAT_UNDEFINED": {
+            "hip": "HIPFFT_FORMAT_UNDEFINED",
+            "note": "HIPIFY's table lists no HIP name; hipfft/hipfftXt.h (hipFFT 6.4) declares "
+                    "HIPFFT_FORMAT_UNDEFINED, the last hipfftXtSubFormat (0x05; cufftXt.h's is 0x07, "
+                    "after two distributed formats hipFFT lacks).",
+        },
+    },
     "cusolver": {
         "cusolverSpScsrlsvqr": {
             "hip": "hipsolverSpScsrlsvqr",
