@@ -9,6 +9,7 @@ Golden cases live in tests/fixtures/build/cases/<case>/: ``input/`` (the CUDA bu
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,8 @@ from helpers import FIXTURES  # noqa: E402
 
 CASES = FIXTURES / "build" / "cases"
 PROJECTS = FIXTURES / "build" / "projects"
+#: A FindCUDA project exercising what FindCUDA's nvcc commands depend on (NVIDIA builds of its port).
+FINDCUDA_OPTIONS = FIXTURES / "build" / "findcuda_options"
 ARCHS = ("gfx90a", "gfx1100")
 #: Per case: --target-libs and the C++ files (paths relative to input/) that use CUDA.
 CASE_OPTIONS = {
@@ -298,6 +301,62 @@ def test_makefile_project_builds_for_amd(toolchain, converted_projects, tmp_path
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert toolchain.code_object_targets(project / "make_app") == [
         "hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
+
+
+@pytest.mark.parametrize("build_type", ["Release", ""])
+def test_findcuda_target_gives_nvcc_the_options_findcuda_gave(toolchain, build_type, tmp_path):
+    """The NVIDIA build of a migrated FindCUDA project (hipport_findcuda, hipport_findcuda_target)
+    against FindCUDA itself (make VERBOSE=1 prints its nvcc commands): per translation unit the
+    same options in the same order (-m64, the C++ flags through -Xcompiler with the
+    configuration's, CUDA_NVCC_FLAGS, OPTIONS, CUDA_NVCC_FLAGS_<CONFIG> and the OPTIONS of that
+    configuration, -DNVCC; without a build type FindCUDA's Debug options), -D<target>_EXPORTS of
+    the shared library aside, which CMake writes earlier. What differs, exactly: FindCUDA's
+    -gencode; CMake's -forward-unknown-to-host-compiler, architectures from HIPPORT_OFFLOAD_ARCHS,
+    -x cu, and -Xcompiler=-fPIC for the shared library (FindCUDA passes -fPIC among the host
+    flags); the toolkit's include folder, FindCUDA's -I, is a system folder in the port (from
+    CUDA::cudart_static, which hip::host links)."""
+    from compile_commands import compile_commands, findcuda_commands, port_only
+
+    from hipport.build import configure_command, find_tools
+
+    original = tmp_path / "original"
+    configure = [str(toolchain.cmake), "-S", str(FINDCUDA_OPTIONS), "-B", str(original),
+                 f"-DCMAKE_BUILD_TYPE={build_type}", f"-DCUDA_TOOLKIT_ROOT_DIR={toolchain.nvcc.parent.parent}",
+                 f"-DCUDA_HOST_COMPILER={toolchain.ccbin}"]
+    output = ""
+    for command in (configure, [str(toolchain.cmake), "--build", str(original), "--parallel", "2"]):
+        done = subprocess.run(command, capture_output=True, text=True, timeout=900,
+                              env=os.environ | {"VERBOSE": "1"})
+        assert done.returncode == 0, f"{' '.join(command)}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        output += done.stdout
+    ported, port = tmp_path / "port", tmp_path / "port-nvidia"
+    convert_tree(FINDCUDA_OPTIONS, ported)
+    command = configure_command(find_tools("nvidia"), ported, port, ["90"], build_type=build_type or None)
+    done = subprocess.run([*command, "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    expected = findcuda_commands(output, toolchain.nvcc, FINDCUDA_OPTIONS)
+    got = compile_commands(port, ported)
+    assert sorted(expected) == sorted(got) == ["src/fill.cu", "src/main.cu", "src/scale.cu"]
+    original_only = {"-gencode arch=compute_90,code=sm_90", f"-I {toolchain.nvcc.parent.parent / 'include'}"}
+    port_added = {"-forward-unknown-to-host-compiler", "--generate-code=arch=compute_90,code=[compute_90,sm_90]",
+                  "-x cu", f"-isystem {toolchain.nvcc.parent.parent / 'include'}"}
+    config = "Release" if build_type else "Debug"
+    per_config = {"Release": ["-DREL_ONLY"], "Debug": ["-G"]}[config]
+    options = {"Release": ["-DOPT_REL"], "Debug": ["-DOPT_DBG"]}[config]
+    for unit in expected:
+        shared, fill = unit == "src/scale.cu", unit == "src/fill.cu"
+        want = [o for o in expected[unit][1] if o not in original_only]
+        have = [o for o in port_only(got[unit][1], toolchain.hip_nvidia_include) if o not in port_added]
+        if shared:
+            have.remove("-Xcompiler -fPIC")  # CMake's own, for a shared library
+        host = {"Release": ["-Wall", "-O3", "-DNDEBUG"], "Debug": ["-Wall", "-g"]}[config]
+        host = ",".join(host[:1] + (["-fPIC"] if shared else []) + host[1:])
+        assert want == [f"-ccbin {toolchain.ccbin}", "-m64", *(["-Dscale_EXPORTS"] if shared else []),
+                        f"-Xcompiler {host}", "--use_fast_math", "-Xcompiler -Wextra", "-Xcompiler -Wshadow",
+                        *(["-lineinfo"] if fill else []), *per_config, *(options if fill else []), "-DNVCC"], unit
+        # the same options in the same order, but for the definition, which CMake writes first
+        assert [o for o in have if o != "-Dscale_EXPORTS"] == [o for o in want if o != "-Dscale_EXPORTS"], unit
+        assert sorted(have) == sorted(want), unit
 
 
 def _regenerate() -> None:  # python tests/test_build_migration.py

@@ -37,6 +37,7 @@ import pytest
 from hipport.build import BuildFailed, build_tree
 from hipport.convert import ConvertOptions, convert_tree
 
+from compile_commands import compile_commands, findcuda_commands, nvcc_options, port_only, toolkit_includes
 from helpers import CORPUS_PROJECTS, REPO
 
 sys.path.insert(0, str(REPO / "scripts"))
@@ -119,89 +120,6 @@ def original_builds(toolchain, tmp_path_factory):
             output += done.stdout
         return build_dir, output
     return _Once(build)
-
-
-# ---------------------------------------------------------------------------- compile commands
-
-#: Options whose value is the next word; joined with it (``-ccbin X``), as are ``-opt=X`` forms.
-_VALUED = {"-ccbin", "-Xcompiler", "-Xptxas", "-Xlinker", "-gencode", "-x", "-isystem", "-I", "-D"}
-
-
-def _words(command: str, directory: Path) -> list[str]:
-    """The words of a command, ``--options-file F`` (relative to ``directory``) replaced by F's."""
-    words, result = shlex.split(command), []
-    i = 0
-    while i < len(words):
-        if words[i] == "--options-file":
-            result.extend(shlex.split((Path(directory) / words[i + 1]).read_text()))
-            i += 2
-            continue
-        result.append(words[i])
-        i += 1
-    return result
-
-
-def _options(words: list[str], source: str, root: Path) -> list[str]:
-    """A compiler's options: the compiler, ``-c``, ``-o FILE`` and the source left out, an option
-    and its value as one item (``-ccbin=X`` and ``-ccbin X`` alike), ``root`` written ``<src>``."""
-    options, i = [], 1
-    while i < len(words):
-        word = words[i]
-        if word == "-o":
-            i += 2
-            continue
-        if word == "-c" or word == source:
-            i += 1
-            continue
-        if word in _VALUED and i + 1 < len(words):
-            word = f"{word} {words[i + 1]}"
-            i += 2
-        else:
-            match = re.fullmatch(r"(-ccbin|-isystem)=(.*)|(-I)(.+)", word)
-            word = f"{match[1] or match[3]} {match[2] or match[4]}" if match else word
-            i += 1
-        options.append(word.replace(str(root), "<src>"))
-    return options
-
-
-def _unit(path: str, root: Path) -> str:
-    """A translation unit's name for both builds: relative to its tree, ``.hip`` as ``.cu``."""
-    return re.sub(r"\.hip$", ".cu", Path(path).relative_to(root).as_posix())
-
-
-def compile_commands(build_dir: Path, root: Path) -> dict[str, tuple[str, list[str]]]:
-    """``{unit: (compiler name, options)}`` from ``build_dir/compile_commands.json``."""
-    entries = json.loads((build_dir / "compile_commands.json").read_text())
-    result = {}
-    for entry in entries:
-        words = _words(entry["command"], entry["directory"])
-        result[_unit(entry["file"], root)] = (Path(words[0]).name, _options(words, entry["file"], root))
-    return result
-
-
-def findcuda_commands(make_output: str, nvcc: Path, root: Path) -> dict[str, tuple[str, list[str]]]:
-    """``{unit: ("nvcc", options)}`` from the nvcc compile commands FindCUDA's scripts print
-    under ``make VERBOSE=1`` (``nvcc SOURCE -c -o OBJECT ...``; its ``-M`` dependency runs
-    left out)."""
-    result = {}
-    for line in make_output.splitlines():
-        if line.startswith(f"{nvcc} ") and " -M " not in line:
-            words = shlex.split(line)
-            result[_unit(words[1], root)] = ("nvcc", _options(words, words[1], root))
-    return result
-
-
-def _port_only(options: list[str], hip_include: Path, toolkit_includes: tuple[str, ...] = ()) -> list[str]:
-    """The options of a port's command less what the port adds on purpose: HIP's NVIDIA headers
-    and ``__HIP_PLATFORM_NVIDIA__`` (and, given, the CUDA toolkit's include folders)."""
-    added = {"-D__HIP_PLATFORM_NVIDIA__", f"-isystem {hip_include}"} | {f"-isystem {d}" for d in toolkit_includes}
-    return [o for o in options if o not in added]
-
-
-def _toolkit_includes(toolchain) -> tuple[str, ...]:
-    """The CUDA toolkit's include folders as CMake lists them (nvcc.profile's INCLUDES)."""
-    cuda = toolchain.nvcc.parent.parent
-    return tuple(str(cuda / d) for d in ("include", "include-libcu++", "include-cub", "include-thrust"))
 
 
 # ---------------------------------------------------------------------------- the conversions
@@ -309,19 +227,19 @@ def test_nvidia_port_compiles_with_the_options_of_the_cuda_build(toolchain, port
     original = compile_commands(original_builds(name)[0], CORPUS_PROJECTS / name)
     port = compile_commands(nvidia_builds(name).build_dir, out)
     assert sorted(port) == sorted(original)
-    toolkit = {f"{flag} {folder}" for flag in ("-I", "-isystem") for folder in _toolkit_includes(toolchain)}
+    toolkit = {f"{flag} {folder}" for flag in ("-I", "-isystem") for folder in toolkit_includes(toolchain)}
     for unit, (compiler, options) in original.items():
         port_compiler, port_options = port[unit]
         assert "-D__HIP_PLATFORM_NVIDIA__" in port_options and f"-isystem {toolchain.hip_nvidia_include}" in port_options
-        port_options = _port_only(port_options, toolchain.hip_nvidia_include)
+        port_options = port_only(port_options, toolchain.hip_nvidia_include)
         if GPU_CXX.get(name) == unit:
             # the C++ compiler's options of the CUDA build, then what nvcc gets in the port
             assert (compiler, port_compiler) == ("c++", "nvcc")
-            assert options == ["-I <src>/include", *(f"-I {d}" for d in _toolkit_includes(toolchain)),
+            assert options == ["-I <src>/include", *(f"-I {d}" for d in toolkit_includes(toolchain)),
                                "-O3", "-DNDEBUG", "-std=gnu++17"]
             assert port_options == [
                 "-forward-unknown-to-host-compiler", f"-ccbin {toolchain.ccbin}", "-I <src>/include",
-                *(f"-I {d}" for d in _toolkit_includes(toolchain)), "-O3", "-DNDEBUG",
+                *(f"-I {d}" for d in toolkit_includes(toolchain)), "-O3", "-DNDEBUG",
                 "--generate-code=arch=compute_90,code=[compute_90,sm_90]", "-lineinfo", "-std=c++17", "-x cu"]
             continue
         assert port_compiler == compiler, unit
@@ -340,7 +258,7 @@ def test_nvidia_port_keeps_the_nvcc_options_the_migration_maps(toolchain, ports,
         "cooperative_reduce": ("src/grid_reduce.cu", ["-lineinfo", "--ptxas-options=-warn-spills"]),
         "template_library": ("src/stencil.cu", ["--expt-extended-lambda", "-std=c++17"]),
         "warp_shuffle_scan": ("src/scan.cu", ["-lineinfo", "--use_fast_math", "-std=c++17"]),
-        "stream_pipeline": ("src/kernels.cu", ["-Xcompiler=-Wall", "-lineinfo", "-std=c++17"]),
+        "stream_pipeline": ("src/kernels.cu", ["-Xcompiler -Wall", "-lineinfo", "-std=c++17"]),
     }
     for name, (unit, options) in wanted.items():
         _, port_options = compile_commands(nvidia_builds(name).build_dir, ports[name][0])[unit]
@@ -356,7 +274,7 @@ def test_rdc_port_links_device_code_as_the_cuda_build(nvidia_builds, original_bu
         assert (port / folder / step).read_text() == (original / folder / step).read_text(), step
 
 
-def test_findcuda_port_gets_findcuda_nvcc_options(toolchain, ports, nvidia_builds, original_builds):
+def test_findcuda_port_gets_findcuda_nvccnvcc_options(toolchain, ports, nvidia_builds, original_builds):
     """legacy_findcuda: FindCUDA's nvcc commands (make VERBOSE=1) against the port's (CMake's
     CUDA language through hipport_findcuda_target). Same options (-m64, CUDA_NVCC_FLAGS less its
     -gencode, -DNVCC, no -O3 -DNDEBUG of CMake's Release flags, no -std of CXX_STANDARD); what
@@ -372,7 +290,7 @@ def test_findcuda_port_gets_findcuda_nvcc_options(toolchain, ports, nvidia_build
     cuda_include = toolchain.nvcc.parent.parent / "include"
     for unit in original:
         options = original[unit][1]
-        port_options = _port_only(port[unit][1], toolchain.hip_nvidia_include)
+        port_options = port_only(port[unit][1], toolchain.hip_nvidia_include)
         assert options == [f"-ccbin {toolchain.ccbin}", "-m64", "-gencode arch=compute_90,code=sm_90", "-std=c++14",
                            "-O3", "-lineinfo", "-Xcompiler -fPIC", "-DNVCC", f"-I {cuda_include}", "-I <src>/include"]
         assert port_options == ["-forward-unknown-to-host-compiler", f"-ccbin {toolchain.ccbin}", "-I <src>/include",
@@ -382,13 +300,13 @@ def test_findcuda_port_gets_findcuda_nvcc_options(toolchain, ports, nvidia_build
     # FindCUDA options where the CUDA build's C++ compiler gave it -O3 -DNDEBUG -std=gnu++14
     compiler, main = port["src/main.cpp"]
     assert compiler == "nvcc"
-    assert _port_only(main, toolchain.hip_nvidia_include) == [
+    assert port_only(main, toolchain.hip_nvidia_include) == [
         "-forward-unknown-to-host-compiler", f"-ccbin {toolchain.ccbin}", "-I <src>/include", f"-isystem {cuda_include}",
         "--generate-code=arch=compute_90,code=[compute_90,sm_90]", "-m64", "-std=c++14", "-O3", "-lineinfo",
         "-Xcompiler -fPIC", "-DNVCC", "-x cu"]
 
 
-def test_makefile_saxpy_generated_cmake_nvcc_options(toolchain, ports, nvidia_builds, tmp_path):
+def test_makefile_saxpy_generated_cmake_nvccnvcc_options(toolchain, ports, nvidia_builds, tmp_path):
     """makefile_saxpy has no CMakeLists.txt: hipport migrates its Makefile (for AMD) and
     generates a CMakeLists.txt, whose NVIDIA build does not take the Makefile's options. The
     differences, exactly (documented in corpus/README.md): the Makefile's -Xcompiler
@@ -402,13 +320,13 @@ def test_makefile_saxpy_generated_cmake_nvcc_options(toolchain, ports, nvidia_bu
                          capture_output=True, text=True, check=True).stdout
     compiles = [shlex.split(line) for line in dry.splitlines() if line.startswith(str(toolchain.nvcc)) and " -c " in line]
     assert len(compiles) == 3
-    makefile = _options(compiles[0], compiles[0][compiles[0].index("-c") + 1], project)
+    makefile = nvcc_options(compiles[0], compiles[0][compiles[0].index("-c") + 1], project)
     assert makefile == [f"-ccbin {toolchain.ccbin}", "-std=c++17", "-O3", "-Xcompiler -Wall,-Wextra", "-I src",
                         "-gencode arch=compute_90,code=sm_90", "-gencode arch=compute_90,code=compute_90"]
     port = compile_commands(nvidia_builds("makefile_saxpy").build_dir, ports["makefile_saxpy"][0])
     assert sorted(port) == ["src/dot.cu", "src/main.cu", "src/saxpy.cu"]
     for unit, (compiler, options) in port.items():
         assert compiler == "nvcc"
-        assert _port_only(options, toolchain.hip_nvidia_include) == [
+        assert port_only(options, toolchain.hip_nvidia_include) == [
             "-forward-unknown-to-host-compiler", f"-ccbin {toolchain.ccbin}", "-I <src>", "-O3", "-DNDEBUG",
             "--generate-code=arch=compute_90,code=[compute_90,sm_90]", "-std=c++17", "-x cu"], unit
