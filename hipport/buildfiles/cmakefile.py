@@ -162,6 +162,8 @@ class _CMakeMigration:
         self.kept: list[tuple[int, int]] = []
         # edits of the CUDA form of the command being twinned (its architecture options removed)
         self.cuda_form_edits: list[TextEdit] = []
+        # spans of option commands whose options are clang's (HIP twins, conditions mapped in place)
+        self.hip_spans: list[tuple[int, int]] = []
 
     # ------------------------------------------------------------------ helpers
     def note(self, check: str, offset: int, **fields: str) -> None:
@@ -319,7 +321,8 @@ class _CMakeMigration:
             return
         if not self.follows(self._line_end(cmd.end), twin):
             self.notes.extend(notes)
-            self.insert_after(cmd, twin)
+            if not _appends_nothing(twin):
+                self.insert_after(cmd, twin)
         self.keep_cuda_form(cmd.start, cmd.end, cuda_edits)
 
     def twinned_assignment(self, cmd: Command) -> bool:
@@ -770,9 +773,11 @@ class _CMakeMigration:
         if not whole and first is not last:
             # a condition starting or ending inside arguments it shares with other text: mapped
             # in place (HIP only), as hipport cannot split it
+            self.hip_spans.append((pieces[0][1], pieces[-1][2]))
             self.map_flags(words, certain=True, joiner=";")
             return
         start, end = (first.start, last.end) if whole else (pieces[0][1], pieces[0][2])
+        self.hip_spans.append((start, end))
         with self.captured() as (edits, notes):
             self.map_flags(words, certain=True, joiner=";")
             for arg, piece_start, piece_end in pieces:
@@ -898,8 +903,8 @@ class _CMakeMigration:
             self.note("cmake-cuda-kept", start, construct=name, note=rule.note, advice=rule.fix)
 
     def language_genexes(self, cmd: Command, arg: Argument) -> None:
-        """$<COMPILE_LANGUAGE:CUDA> and friends: HIP in option commands (their options are now
-        clang's), the GPU language elsewhere."""
+        """$<COMPILE_LANGUAGE:CUDA> and friends: HIP where the options they guard are clang's
+        (a HIP twin), the GPU language elsewhere (``$<NOT:...>``, ``$<OR:...>``, definitions)."""
         content, base = arg.content, arg.content_start
         options = cmd.lower in _OPTION_COMMANDS
         for match in _LANGUAGE_GENEX.finditer(content):
@@ -909,7 +914,9 @@ class _CMakeMigration:
                 continue
             self.found.uses_cuda = True
             ids = rule.extra.get("compiler_ids", {})
-            language = "HIP" if options else self.lang("<LANG>")
+            at = base + match.start()
+            hip = options and any(s <= at < e for s, e in self.hip_spans)
+            language = "HIP" if hip else self.lang("<LANG>")
             new_items = [language if item == "CUDA" else ids.get(item, item) for item in items]
             self.edit(base + match.start(2), base + match.end(2), ",".join(new_items))
 
@@ -951,6 +958,19 @@ class _CMakeMigration:
                 found.append(arg.text)
         if found:
             self.insert_after(cmd, f"hipport_gpu_sources({' '.join(found)})")
+
+
+def _appends_nothing(text: str) -> bool:
+    """True for a ``string()``/``list()`` command appending, prepending or inserting nothing but
+    blanks (a HIP twin whose options were all removed)."""
+    commands = parse_cmake(text)
+    if len(commands) != 1 or commands[0].lower not in ("string", "list"):
+        return False
+    args = commands[0].args
+    if len(args) < 2 or args[0].value not in ("APPEND", "PREPEND", "INSERT"):
+        return False
+    values = args[3:] if args[0].value == "INSERT" else args[2:]
+    return all(not a.value.strip(" \t;") for a in values)
 
 
 def _genex_regions(text: str) -> list[tuple[int, int]]:
