@@ -113,11 +113,6 @@ _bug(("cusolver.cu", "roc"),
      extra=(),
      missing=("88:18 HP2001 error cusolverDnSpotrf (function, cusolver) has no rocSOLVER equivalent",))
 _bug(("cuda_driver.cu", "hip"),
-     reason="data: CU_JIT_* options map to HIPRTC_JIT_* macros, which only hip/hiprtc.h defines, while cuda.h becomes "
-            "hip/hip_runtime.h; the enumerators they expand to, hipJitOption* (hip/linker_types.h), are declared there",
-     output=(("{hipJitOptionErrorLogBuffer, hipJitOptionErrorLogBufferSizeBytes}",
-              "{HIPRTC_JIT_ERROR_LOG_BUFFER, HIPRTC_JIT_ERROR_LOG_BUFFER_SIZE_BYTES}"),))
-_bug(("cuda_driver.cu", "hip"),
      reason="no call rewrite: cuOccupancyMaxPotentialBlockSize (6 arguments, with a CUoccupancyB2DSize callback) becomes "
             "hipModuleOccupancyMaxPotentialBlockSize, which takes 5 (no callback); the null callback should go",
      output=(("hipModuleOccupancyMaxPotentialBlockSize(&min_grid, &block, scale, 0, 0)",

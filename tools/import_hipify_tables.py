@@ -587,8 +587,8 @@ def _hip_declares(pairs: Iterable[tuple[str, str]], header: str = "hip/hip_runti
 #: Each value replaces fields of the generated entry; ``hip: None`` drops the HIP name, a
 #: ``hip`` given without ``status`` gets the status the row would have with that name, likewise
 #: ``roc`` (``None`` drops the ROC name, and with either name its versions) without
-#: ``roc_status``, and a ``note`` says what was
-#: corrected.  Besides wrong names, the fixes cover facts the headers contradict (a ROC name of
+#: ``roc_status``, and a ``note`` says what was corrected; ``cuda_added`` ... ``cuda_removed``
+#: (``None`` clears one) replace the table's CUDA versions before the statuses are derived.  Besides wrong names, the fixes cover facts the headers contradict (a ROC name of
 #: the opposite meaning, as cuSPARSE's order enumerators had).
 HIP_FIXES: dict[str, dict[str, dict[str, str | None]]] = {
     "cuda_runtime": {
@@ -654,6 +654,65 @@ HIP_FIXES: dict[str, dict[str, dict[str, str | None]]] = {
                          ("CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1", "hipExternalMemoryMipmappedArrayDesc"),
                          ("cuExternalMemoryGetMappedMipmappedArray",
                           "hipExternalMemoryGetMappedMipmappedArray")]),
+        # cuda.h becomes hip/hip_runtime.h, which does not include hip/hiprtc.h: HIPIFY's HIPRTC_JIT_*
+        # and hiprtcJITInputType are #defines of that header (hiprtc.h:68-143) for the hipJit*
+        # names of hip/linker_types.h, which hip/hip_runtime_api.h:36 includes.
+        **{cuda: {
+            "hip": hip,
+            "note": f"HIPIFY gives {rtc}, a #define of hip/hiprtc.h (not included by hip/hip_runtime.h) "
+                    f"for {hip}, which hip/linker_types.h declares (HIP 6.4.3).",
+        } for cuda, rtc, hip in (
+            *((f"CU_JIT_{c}", f"HIPRTC_JIT_{r or c}", f"hipJitOption{h}") for c, r, h in (
+                ("MAX_REGISTERS", "", "MaxRegisters"), ("THREADS_PER_BLOCK", "", "ThreadsPerBlock"),
+                ("WALL_TIME", "", "WallTime"), ("INFO_LOG_BUFFER", "", "InfoLogBuffer"),
+                ("INFO_LOG_BUFFER_SIZE_BYTES", "", "InfoLogBufferSizeBytes"),
+                ("ERROR_LOG_BUFFER", "", "ErrorLogBuffer"),
+                ("ERROR_LOG_BUFFER_SIZE_BYTES", "", "ErrorLogBufferSizeBytes"),
+                ("OPTIMIZATION_LEVEL", "", "OptimizationLevel"),
+                ("TARGET_FROM_CUCONTEXT", "TARGET_FROM_HIPCONTEXT", "TargetFromContext"),
+                ("TARGET", "", "Target"), ("FALLBACK_STRATEGY", "", "FallbackStrategy"),
+                ("GENERATE_DEBUG_INFO", "", "GenerateDebugInfo"), ("LOG_VERBOSE", "", "LogVerbose"),
+                ("GENERATE_LINE_INFO", "", "GenerateLineInfo"), ("CACHE_MODE", "", "CacheMode"),
+                ("NEW_SM3X_OPT", "", "Sm3xOpt"), ("FAST_COMPILE", "", "FastCompile"),
+                ("NUM_OPTIONS", "", "NumOptions"))),
+            *((f"CU_JIT_INPUT_{c}", f"HIPRTC_JIT_INPUT_{c}", f"hipJitInput{h}") for c, h in (
+                ("CUBIN", "Cubin"), ("PTX", "Ptx"), ("FATBINARY", "FatBinary"), ("OBJECT", "Object"),
+                ("LIBRARY", "Library"), ("NVVM", "Nvvm"))),
+            ("CU_JIT_NUM_INPUT_TYPES", "HIPRTC_JIT_NUM_LEGACY_INPUT_TYPES", "hipJitNumLegacyInputTypes"),
+            ("CUjitInputType", "hiprtcJITInputType", "hipJitInputType"),
+            ("CUjitInputType_enum", "hiprtcJITInputType", "hipJitInputType"))},
+        **_hip_declares([(f"CU_JIT_{c}", f"hipJitOption{h}") for c, h in (
+            ("GLOBAL_SYMBOL_NAMES", "GlobalSymbolNames"), ("GLOBAL_SYMBOL_ADDRESSES", "GlobalSymbolAddresses"),
+            ("GLOBAL_SYMBOL_COUNT", "GlobalSymbolCount"), ("LTO", "Lto"), ("FTZ", "Ftz"),
+            ("PREC_DIV", "PrecDiv"), ("PREC_SQRT", "PrecSqrt"), ("FMA", "Fma"),
+            ("POSITION_INDEPENDENT_CODE", "PositionIndependentCode"), ("MIN_CTA_PER_SM", "MinCTAPerSM"),
+            ("MAX_THREADS_PER_BLOCK", "MaxThreadsPerBlock"),
+            ("OVERRIDE_DIRECTIVE_VALUES", "OverrideDirectiveValues"))]
+                        + [(f"CU_JIT_CACHE_OPTION_{c}", f"hipJitCacheOption{h}")
+                           for c, h in (("NONE", "None"), ("CG", "CG"), ("CA", "CA"))]
+                        + [("CUjit_cacheMode", "hipJitCacheMode"), ("CUjit_cacheMode_enum", "hipJitCacheMode"),
+                           ("CU_PREFER_PTX", "hipJitPreferPTX"), ("CU_PREFER_BINARY", "hipJitPreferBinary"),
+                           ("CUjit_fallback", "hipJitFallback"), ("CUjit_fallback_enum", "hipJitFallback")],
+                        header="hip/linker_types.h (included by hip/hip_runtime_api.h)"),
+        **{cuda: {
+            "hip": hip,
+            "note": f"HIPIFY gives {rtc} of hip/hiprtc.h, which hip/hip_runtime.h does not include"
+                    f"{' and which returns hiprtcResult' if cuda.startswith('cu') else ''}; "
+                    f"hip/hip_runtime_api.h (HIP 6.4.3) declares {hip}"
+                    f"{' with the same arguments, returning hipError_t' if cuda.startswith('cu') else ''}.",
+        } for cuda, rtc, hip in (
+            *((f"cuLink{f}{v}", f"hiprtcLink{f}", f"hipLink{f}")
+              for f in ("Create", "AddData", "AddFile") for v in ("", "_v2")),
+            ("cuLinkComplete", "hiprtcLinkComplete", "hipLinkComplete"),
+            ("cuLinkDestroy", "hiprtcLinkDestroy", "hipLinkDestroy"),
+            ("CUlinkState", "hiprtcLinkState", "hipLinkState_t"),
+            ("CUlinkState_st", "ihiprtcLinkState", "ihipLinkState_t"))},
+        **{cuda: {
+            "cuda_deprecated": "12.4", "cuda_removed": None,
+            "note": f"HIPIFY has it removed in CUDA 12.4, but cuda.h declares it __CUDA_DEPRECATED in "
+                    f"CUDA 12.4 (cuda.h:{line}) and still in CUDA 13.0.",
+        } for cuda, line in (("cuCtxGetSharedMemConfig", 6800), ("cuCtxSetSharedMemConfig", 6855),
+                             ("cuFuncSetSharedMemConfig", 17611))},
         "CUoccupancyB2DSize": {
             "hip": None, "status": "unsupported",
             "note": "HIPIFY maps this callback type to void*, but HIP 6.4 has no block-size to "
@@ -1071,6 +1130,11 @@ def import_table(table_path: str | os.PathLike, family_id: str, title: str,
         if row.cuda in left_out:
             stats.left_out.append(f"{row.cuda}: {left_out[row.cuda]}")
             continue
+        fix = fixes.get(row.cuda)
+        if fix and any(k.startswith("cuda_") for k in fix):  # CUDA versions the headers contradict
+            row = dataclasses.replace(row, cuda_versions=tuple(
+                (fix.get(f"cuda_{k}", v) or "") if f"cuda_{k}" in fix else v
+                for k, v in zip(("added", "deprecated", "changed", "removed"), row.cuda_versions)))
 
         hip_name = row.hip
         declared_note = ""
@@ -1099,9 +1163,10 @@ def import_table(table_path: str | os.PathLike, family_id: str, title: str,
                                     _roc_note(row, roc_removed)) if n)
         if note:
             entry["note"] = note
-        fix = fixes.get(row.cuda)
         if fix:
             for key, val in fix.items():
+                if key.startswith("cuda_"):
+                    continue  # applied to the row above
                 if val is None:
                     entry.pop(key, None)
                 else:
