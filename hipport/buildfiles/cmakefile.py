@@ -472,7 +472,9 @@ class _CMakeMigration:
         self.note("build-migrated", cmd.start, construct=written,
                   replacement=f"hipport_find_libraries({' '.join(libraries)})",
                   note="HIP's runtime comes with the GPU language; hipport_find_libraries finds the HIP libraries "
-                       "the project links (their CMake packages on AMD)")
+                       "the project links (their CMake packages on AMD)"
+                       + ("; hipport_findcuda() sets what FindCUDA set for NVIDIA builds" if cmd.args[0].value == "CUDA"
+                          else ""))
         return False
 
     def replace_command(self, cmd: Command, name: str, new_args: list[str]) -> None:
