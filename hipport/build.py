@@ -29,6 +29,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -410,6 +411,32 @@ def _tail(text: str, lines: int = TAIL_LINES) -> str:
     return "\n".join((["..."] if len(kept) > lines else []) + kept[-lines:])
 
 
+def _run_in_own_group(command: Sequence[str], timeout: float | None, **popen) -> subprocess.CompletedProcess:
+    """Run ``command`` in a new process group (session), returning like :func:`subprocess.run`.
+
+    On a timeout, or when this process is interrupted (Ctrl-C, SIGTERM raised as an exception),
+    the whole group is killed -- CMake's make and compiler children, or a program's own
+    children -- before the exception propagates, so nothing keeps running.
+
+    Raises:
+        subprocess.TimeoutExpired: after ``timeout`` seconds (its ``stdout`` holds the output so far).
+        OSError: the command cannot start.
+    """
+    process = subprocess.Popen(list(command), start_new_session=True, **popen)
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except BaseException:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        output, _ = process.communicate()
+        if isinstance(sys.exc_info()[1], subprocess.TimeoutExpired):
+            raise subprocess.TimeoutExpired(process.args, timeout, output=output) from None
+        raise
+    return subprocess.CompletedProcess(process.args, process.returncode, output)
+
+
 def run_step(step: str, command: Sequence[str], log: Path, timeout: float | None = None) -> str:
     """Run one CMake step, writing its output (stdout and stderr together) to ``log``.
 
@@ -421,8 +448,8 @@ def run_step(step: str, command: Sequence[str], log: Path, timeout: float | None
     """
     log.parent.mkdir(parents=True, exist_ok=True)
     try:
-        done = subprocess.run(list(command), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              errors="replace", timeout=timeout)
+        done = _run_in_own_group(command, timeout, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                 errors="replace")
     except subprocess.TimeoutExpired as error:
         output = error.stdout.decode(errors="replace") if isinstance(error.stdout, bytes) else (error.stdout or "")
         log.write_text(output)
@@ -517,8 +544,8 @@ def run_executables(programs: Sequence[tuple[str, Path]], timeout: float = 60,
             results.append(RunResult(name, path, None, "not built", "", 0.0))
             continue
         try:
-            done = subprocess.run([str(path)], cwd=path.parent, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  timeout=timeout, env=None if env is None else dict(env))
+            done = _run_in_own_group([str(path)], timeout, cwd=path.parent, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, env=None if env is None else dict(env))
         except subprocess.TimeoutExpired as error:
             output = (error.stdout or b"").decode(errors="replace")
             results.append(RunResult(name, path, None, f"timeout after {timeout:g} s", _tail(output, 20),

@@ -358,10 +358,14 @@ def build(out: Path, platform: str | None, offload_arch: str | None, build_dir: 
         raise InputError(f"--offload-arch: {error}") from None
     if not (out / "CMakeLists.txt").is_file():
         raise InputError(f"{out / 'CMakeLists.txt'} does not exist: give the folder `hipport convert` wrote")
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         tools = find_tools(platform)
         result = build_tree(out, platform, archs, build_dir, jobs or None, run_programs, run_timeout, tools,
                             log=lambda message: click.echo(f"hipport build: {message}", err=True))
+    except (KeyboardInterrupt, _Terminated) as stop:
+        click.echo("hipport build: interrupted; CMake and the programs it started were stopped", err=True)
+        sys.exit(143 if isinstance(stop, _Terminated) else 130)
     except ToolchainIncomplete as error:
         raise InputError(str(error)) from None
     except BuildFailed as error:

@@ -11,6 +11,7 @@ options override it. Keys (all optional)::
     baseline = "hipport-baseline.json"      # relative to the pyproject.toml's folder
     launch-syntax = "hip"                   # chevron | hip
     offload-arch = ["gfx90a", "gfx1100"]
+    target-libs = "roc"                     # hip | roc (library names: hipBLAS... or rocBLAS...)
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-KNOWN_KEYS = frozenset({"exclude", "fail-on", "format", "baseline", "launch-syntax", "offload-arch"})
+KNOWN_KEYS = frozenset({"exclude", "fail-on", "format", "baseline", "launch-syntax", "offload-arch", "target-libs"})
 
 
 class ConfigError(ValueError):
@@ -85,7 +86,7 @@ def load_config(start: Path, explicit: Path | None = None) -> ProjectConfig:
             values[key] = [values[key]]
         if key in values and not all(isinstance(v, str) for v in values[key]):
             raise ConfigError(f"{path}: [tool.hipport] {key} must be a list of strings")
-    for key in ("fail-on", "format", "baseline", "launch-syntax"):
+    for key in ("fail-on", "format", "baseline", "launch-syntax", "target-libs"):
         if key in values and not isinstance(values[key], str):
             raise ConfigError(f"{path}: [tool.hipport] {key} must be a string")
     return ProjectConfig(path, values)

@@ -384,3 +384,38 @@ def test_run_table_format():
         "---------  -----------\n"
         "a          0\n"
         "long_name  not built\n")
+
+
+def test_a_timed_out_program_is_killed_with_its_children(tmp_path):
+    # --run's timeout stops the whole process group, not only the program (a child it started
+    # in the background would otherwise keep running).
+    import subprocess
+    import time
+    from hipport.build import run_executables
+
+    marker = f"{time.time():.6f}"
+    program = tmp_path / "spawner"
+    program.write_text(f"#!/bin/sh\nsleep 37.{marker.replace('.', '')} &\nwhile :; do :; done\n")
+    program.chmod(0o755)
+    [result] = run_executables([("spawner", program)], timeout=1)
+    assert result.status == "timeout after 1 s"
+    time.sleep(0.5)
+    left = subprocess.run(["pgrep", "-f", f"sleep 37.{marker.replace('.', '')}"], capture_output=True, text=True)
+    assert left.stdout == ""
+
+
+def test_target_libs_from_pyproject(tmp_path):
+    from click.testing import CliRunner
+    from hipport.cli import main
+
+    (tmp_path / "pyproject.toml").write_text('[tool.hipport]\ntarget-libs = "roc"\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "b.cu").write_text("#include <cublas_v2.h>\nvoid f(cublasHandle_t *h) { cublasCreate(h); }\n")
+    result = CliRunner().invoke(main, ["convert", str(tmp_path / "src"), "-o", str(tmp_path / "out"), "-q"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "out" / "b.hip").read_text().splitlines()[1:] == [
+        "#include <rocblas/rocblas.h>", "void f(rocblas_handle *h) { rocblas_create_handle(h); }"]
+    (tmp_path / "pyproject.toml").write_text('[tool.hipport]\ntarget-libs = "rocm"\n')
+    bad = CliRunner().invoke(main, ["convert", str(tmp_path / "src"), "-o", str(tmp_path / "out2"), "-q"])
+    assert bad.exit_code == 2
+    assert "target-libs must be one of hip, roc" in bad.output
