@@ -26,6 +26,17 @@ def toolchain() -> Toolchain:
         pytest.skip(str(exc))
 
 
+@pytest.fixture(scope="session")
+def amd_library_include(toolchain: Toolchain):
+    """The include root of the HIP/ROCm math libraries (hipblas/, rocblas/, ...) that
+    scripts/install-toolchain.sh installs with the toolchain. A toolchain.json without it comes
+    from an older install: the test fails (never skips), naming the script to run again."""
+    if toolchain.amd_library_include is None:
+        pytest.fail("toolchain.json lists no amd_library_include: run scripts/install-toolchain.sh again",
+                    pytrace=False)
+    return toolchain.amd_library_include
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _private_rule_cache(tmp_path_factory):
     """Tests cache validated rule files in a folder of their own, never in ~/.cache."""

@@ -193,12 +193,10 @@ def test_blas_rand_port_stops_at_nvidia_configure_naming_hipblas(toolchain, port
             "NVIDIA and pass -Dhipblas_DIR=<folder of its hipblas-config.cmake>") in log
 
 
-def test_blas_rand_port_translation_units_compile_for_sm90(toolchain, ports, tmp_path):
+def test_blas_rand_port_translation_units_compile_for_sm90(toolchain, amd_library_include, ports, tmp_path):
     """Each translation unit of blas_rand's port, compiled by nvcc for sm_90 with HIP's NVIDIA
     headers and the headers of hipBLAS and hipRAND (whose NVIDIA paths call cuBLAS and
     cuRAND): the code compiles, only the libraries are missing."""
-    if toolchain.amd_library_include is None:
-        pytest.fail("toolchain.json lists no amd_library_include: run scripts/install-toolchain.sh again")
     out = ports["blas_rand"][0]
     headers = tmp_path / "include"  # only hipBLAS's and hipRAND's folders, not all of ROCm's (rocThrust...)
     headers.mkdir()

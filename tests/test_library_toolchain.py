@@ -35,14 +35,8 @@ def test_every_library_has_a_program():
         "miopen", "rocblas", "rocrand", "rocsolver", "rocsparse", "rocthrust"]
 
 
-def _library_include(toolchain) -> Path:
-    assert toolchain.amd_library_include is not None, (
-        "toolchain.json lists no amd_library_include: run scripts/install-toolchain.sh again")
-    return toolchain.amd_library_include
-
-
-def test_amd_command_puts_the_library_headers_after_hip(toolchain):
-    include = _library_include(toolchain)
+def test_amd_command_puts_the_library_headers_after_hip(toolchain, amd_library_include):
+    include = amd_library_include
     cmd = toolchain.amd_compile_command(Path("a.hip"), Path("a.o"), ["gfx90a"])
     assert cmd[:5] == [str(toolchain.clang), "-isystem", str(toolchain.hip_amd_include),
                        "-isystem", str(include)]
@@ -57,8 +51,7 @@ def test_amd_command_puts_the_library_headers_after_hip(toolchain):
 
 
 @pytest.mark.parametrize("program", AMD_LIB_PROGRAMS, ids=lambda p: p.stem)
-def test_library_program_compiles_for_gfx90a_and_gfx1100(toolchain, program, tmp_path):
-    _library_include(toolchain)
+def test_library_program_compiles_for_gfx90a_and_gfx1100(toolchain, amd_library_include, program, tmp_path):
     obj = tmp_path / f"{program.stem}.o"
     toolchain.compile_amd(program, obj, TWO_TARGETS)
     assert toolchain.code_object_targets(obj) == TWO_ENTRIES
