@@ -89,14 +89,11 @@ def library_targets(path: Path | None = None) -> tuple[LibraryTarget, ...]:
 
     Raises:
         OSError: the table cannot be read.
-        ValueError: it is not a mapping with a ``libraries`` list.
+        hipport.rules.RuleError: the table breaks its JSON Schema (file and line named).
     """
-    import yaml  # imported here: only CMake generation needs the table
+    from .buildfiles.data import load_rule_data  # the build-rule loader validates the table
 
-    path = path or data_dir("rules") / "build" / "libraries.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or not isinstance(data.get("libraries"), list):
-        raise ValueError(f"{path}: expected a mapping with a 'libraries:' list")
+    data = load_rule_data(path or data_dir("rules") / "build" / "libraries.yaml", "libraries")
     found: dict[str, LibraryTarget] = {}
     for entry in data["libraries"]:
         for kind in ("hip", "roc"):

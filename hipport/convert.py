@@ -354,7 +354,8 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
                 summary.findings.append(_finding(rules, "cmake-unlistable", summary.path, 1, 1, output=unit.out_rel))
         listed = [u for u in units if cmake_listable(u.out_rel)]
         includes = tree_includes(out, [u.out_rel for u in listed], frozenset(result.written))
-        listed = [replace(u, libraries=tuple(libraries_for_includes(includes[u.out_rel], library_targets())))
+        targets = library_targets()  # the table is read once, not once per unit
+        listed = [replace(u, libraries=tuple(libraries_for_includes(includes[u.out_rel], targets)))
                   for u in listed]
         cmake_text = render_cmake(name, listed, list(options.offload_archs))
         atomic_write(out / "CMakeLists.txt", cmake_text.encode("utf-8", "surrogateescape"))

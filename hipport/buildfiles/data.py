@@ -218,6 +218,17 @@ def _load(path: Path, schema: str) -> tuple[Any, Any]:
     return data, node
 
 
+def load_rule_data(path: Path, schema: str) -> Any:
+    """The content of the build-rule file ``path``, read with the safe loader and validated
+    against the JSON Schema ``schema`` (``libraries``, ``nvcc_flags``, ``cmake_rules``).
+
+    Raises:
+        RuleError: invalid YAML or a schema violation, with the file and line.
+        OSError: the file cannot be read.
+    """
+    return _load(path, schema)[0]
+
+
 def _target(entry: dict | None) -> LibraryTarget | None:
     if entry is None:
         return None
