@@ -125,7 +125,8 @@ def libraries_for_includes(includes: set[str], libraries: tuple[LibraryTarget, .
             if any(_header_matches(h, inc) for h in lib.headers for inc in includes)]
 
 
-_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
+#: An include directive; a UTF-8 byte-order mark may precede the one on the first line.
+_INCLUDE = re.compile(rb'^(?:\xef\xbb\xbf)?[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
 
 
 def tree_includes(root: Path, rels: list[str], tree_files: frozenset[str]) -> dict[str, set[str]]:

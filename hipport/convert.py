@@ -97,6 +97,10 @@ _WIDE_BOMS = ((b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"), (b"\xff\xfe\x00\x00"
               (b"\xfe\xff", "UTF-16 (big-endian)"), (b"\xff\xfe", "UTF-16 (little-endian)"))
 
 
+#: The UTF-8 byte-order mark (some Windows editors start every file with it).
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
 def _wide_encoding(data: bytes) -> str | None:
     """The name of a UTF-16/32 encoding announced by a byte-order mark, else None."""
     return next((name for bom, name in _WIDE_BOMS if data.startswith(bom)), None)
@@ -125,6 +129,11 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
         summary.findings = filter_and_fingerprint(
             [_finding(rules, "unsupported-encoding", file.rel, 1, 1, encoding=encoding)], b"")
         return PortedFile(file, data, summary)
+    # A UTF-8 byte-order mark is not part of the text: the grammar would see it as an unknown
+    # token and the preprocessor line it precedes (``#include`` on line 1) would be missed. The
+    # file is analysed without it and written back with it.
+    bom = _UTF8_BOM if data.startswith(_UTF8_BOM) else b""
+    data = data[len(bom):]
     parser = parser or new_parser()
     tree = parser.parse(data)
     analysis = analyze_file(
@@ -146,11 +155,11 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
     summary.inline_asm = analysis.inline_asm
     if options.precise is not None:
         try:
-            findings = merge(findings, analyze_precise(session_for(options.precise), file.source, file.rel, data, rules))
+            findings = merge(findings, analyze_precise(session_for(options.precise), file.source, file.rel, bom + data, rules))
         except PreciseUnavailable:
             pass  # this file keeps the tree-sitter analysis
     summary.findings = filter_and_fingerprint(findings, data)
-    output = apply_edits(data, analysis.edits) if analysis.edits else data
+    output = bom + (apply_edits(data, analysis.edits) if analysis.edits else data)
     return PortedFile(file, output, summary, analysis.defines_main, analysis.uses_cuda)
 
 
