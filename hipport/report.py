@@ -8,6 +8,7 @@ documented in ``docs/report-format.md``); the Markdown is rendered from
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from . import __version__
@@ -26,8 +27,9 @@ def effort(findings) -> str:
     :data:`EFFORT_POINTS` and :data:`EFFORT_GRADES`)."""
     score = sum(EFFORT_POINTS[f.severity] for f in findings)
     return next(grade for grade, floor in EFFORT_GRADES if score >= floor)
-#: Findings listed in the Markdown report's main table; the rest sit in a collapsed section.
-MARKDOWN_TOP_FINDINGS = 25
+#: Most characters of the Markdown report: GitHub refuses comments over 65,536 characters; the
+#: margin leaves room for a heading or footer that a CI step adds around the report.
+MARKDOWN_BUDGET = 60_000
 #: Error findings listed in the terminal summary.
 TERMINAL_ERRORS_SHOWN = 20
 
@@ -139,8 +141,16 @@ class Report:
     def json_text(self) -> str:
         return json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
 
-    def markdown_text(self) -> str:
-        """The report as GitHub-flavoured Markdown for a pull request comment."""
+    def markdown_text(self, budget: int | None = None) -> str:
+        """The report as GitHub-flavoured Markdown for a pull request comment.
+
+        Findings come by severity (errors, then warnings, then info, collapsed), and the whole
+        text stays within ``budget`` characters (default :data:`MARKDOWN_BUDGET`, under GitHub's
+        65,536-character comment limit): the header and totals always, then as many errors,
+        PTX inventory rows, warnings, per-file rows and info findings as fit, in that order;
+        what is left out is counted, with a pointer to ``hipport-report.json``, which has all.
+        CUDA names and code in messages are code spans, never emphasis (``__shared__``).
+        """
         import jinja2  # imported here: start-up time matters for small runs
 
         env = jinja2.Environment(
@@ -148,17 +158,49 @@ class Report:
             undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
         )
         env.filters["md"] = _markdown_cell
+        env.filters["prose"] = markdown_prose
+        env.filters["code"] = markdown_code
         env.filters["plural"] = plural
         env.filters["effort"] = effort
-        findings = self.findings
-        return env.get_template("report.md.j2").render(
-            report=self, totals=self.totals(), severities=SEVERITIES,
-            top=findings[:MARKDOWN_TOP_FINDINGS], rest=findings[MARKDOWN_TOP_FINDINGS:],
-            files_with_work=[s for s in self.files if s.findings],
-            ptx=self.ptx_inventory(self.rules) if self.rules is not None else [],
-            efforts={grade: sum(1 for s in self.files if s.converted and effort(s.findings) == grade)
-                     for grade, _ in EFFORT_GRADES},
-        )
+        env.filters["n"] = "{:,}".format
+        template = env.get_template("report.md.j2")
+        by_severity = {s: [f for f in self.findings if f.severity == s] for s in SEVERITIES}
+        converted = sorted((s for s in self.files if s.converted),
+                           key=lambda s: (-_effort_score(s.findings), s.path))
+        ptx = self.ptx_inventory(self.rules) if self.rules is not None else []
+        sections = {"error": by_severity["error"], "ptx": ptx, "warning": by_severity["warning"],
+                    "files": converted, "info": by_severity["info"]}
+
+        def render(shown: dict[str, int]) -> str:
+            return template.render(
+                report=self, totals=self.totals(),
+                errors=by_severity["error"][:shown["error"]], warnings=by_severity["warning"][:shown["warning"]],
+                infos=by_severity["info"][:shown["info"]], ptx=ptx[:shown["ptx"]],
+                files=converted[:shown["files"]],
+                counts={s: len(by_severity[s]) for s in SEVERITIES}, ptx_total=len(ptx), files_total=len(converted),
+                omitted=sum(len(rows) - shown[key] for key, rows in sections.items()),
+                efforts={grade: sum(1 for s in converted if effort(s.findings) == grade)
+                         for grade, _ in EFFORT_GRADES},
+            )
+
+        limit = MARKDOWN_BUDGET if budget is None else budget
+        full = {key: len(rows) for key, rows in sections.items()}
+        text = render(full)
+        if len(text) <= limit:
+            return text
+        # Fill the budget section by section, in order of importance; each row's cost is
+        # measured by rendering (a binary search per section keeps this to a few dozen renders).
+        shown = dict.fromkeys(sections, 0)
+        for key in sections:
+            low, high = 0, full[key]
+            while low < high:
+                middle = (low + high + 1) // 2
+                if len(render({**shown, key: middle})) <= limit:
+                    low = middle
+                else:
+                    high = middle - 1
+            shown[key] = low
+        return render(shown)
 
     def summary_text(self, list_errors: bool = True) -> str:
         """A few lines for the terminal (with the first errors listed unless ``list_errors`` is False)."""
@@ -188,6 +230,73 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
     return f"{count:,} {singular if count == 1 else (plural_form or singular + 's')}"
 
 
+def _effort_score(findings) -> int:
+    return sum(EFFORT_POINTS[f.severity] for f in findings)
+
+
 def _markdown_cell(text: str) -> str:
     """Escape text for a Markdown table cell."""
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+#: A C/C++ token as messages quote it: an optional ``#``/``%``/``-`` prefix, a name with ``::``,
+#: ``.`` or ``->`` parts, optional template arguments and one level of call parentheses.
+_CODE_TOKEN = re.compile(
+    r"--?[A-Za-z][A-Za-z0-9_-]*(?:=[^\s|,;)]+)?"
+    r"|(?:#[a-z]+[ \t]+(?=[A-Za-z_])|#|%)?[A-Za-z_][A-Za-z0-9_]*(?:(?:::|\.|->)[A-Za-z_][A-Za-z0-9_]*)*"
+    r"(?:<[^<>\s|]*(?:<[^<>\s|]*>)?[^<>\s|]*>)?(?:\([^()|]*\))?(?:\[[^\[\]|]*\])?")
+_CAMEL = re.compile(r"[a-z][A-Z]")
+_PROSE_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc"})
+#: ASCII punctuation that CommonMark may read as markup in running text.
+_MARKUP = re.compile(r"([\\`*_\[\]<>!~&|#])")
+
+
+def _looks_like_code(token: str, names: frozenset[str]) -> bool:
+    if token in names:
+        return True
+    if token[0] in "#%":
+        return len(token) > 1
+    if token[0] == "-":
+        return True  # an option: -fgpu-rdc, --use_fast_math
+    return ("_" in token or "::" in token or "(" in token or "<" in token or "[" in token
+            or "->" in token or _CAMEL.search(token) is not None
+            or ("." in token and token not in _PROSE_ABBREVIATIONS))
+
+
+def markdown_code(text: str) -> str:
+    """``text`` as one Markdown code span, safe in a table cell (backticks fenced, ``|`` escaped)."""
+    text = str(text).replace("\n", " ")
+    fence = "`"
+    while fence in text:
+        fence += "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text.replace('|', chr(92) + '|')}{pad}{fence}"
+
+
+def markdown_prose(text: str, *names: str) -> str:
+    """A message or fix for a Markdown table cell: C/C++ names and snippets become code spans
+    (``__shared__`` must not render as bold ``shared``), all other markup characters are
+    backslash-escaped, so CommonMark shows the text as written.
+
+    Args:
+        text: one line of prose (a newline becomes a space).
+        names: words that are code wherever they appear (the finding's CUDA name: ``texture``).
+    """
+    text = str(text).replace("\n", " ")
+    code_names = frozenset(n for n in names if n)
+    out = []
+    position = 0
+    for match in _CODE_TOKEN.finditer(text):
+        token = match.group()
+        if match.start() and (text[match.start() - 1].isalnum() or text[match.start() - 1] == "_"):
+            continue  # inside a word (a version such as 12.0a)
+        if not _looks_like_code(token, code_names):
+            continue
+        if token[0] == "-" and match.start() and not text[match.start() - 1].isspace() \
+                and text[match.start() - 1] not in "(,":
+            continue  # a hyphen inside prose: "wave-64"
+        out.append(_MARKUP.sub(r"\\\1", text[position:match.start()]))
+        out.append(markdown_code(token))
+        position = match.end()
+    out.append(_MARKUP.sub(r"\\\1", text[position:]))
+    return "".join(out)
