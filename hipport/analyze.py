@@ -31,6 +31,8 @@ from .edits import Edit
 from .findings import Finding
 from .parse import error_regions, macro_body_non_code
 from .rules import Mapping, RuleSet
+from .device_context import analyze_device_context, device_code
+from .register_keyword import analyze_register_keyword
 from .warp import analyze_warps
 
 HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
@@ -347,18 +349,10 @@ _HOST_ONLY_CALLS = frozenset({"cudaDeviceSynchronize", "cudaLaunchKernel", "cuda
 
 
 def _device_function(ctx: _FileContext, node: tree_sitter.Node) -> str | None:
-    """The name of the ``__global__`` or ``__device__`` function enclosing ``node``, else None."""
-    while node is not None and node.type != "function_definition":
-        node = node.parent
-    if node is None:
-        return None
-    declarator = node.child_by_field_name("declarator")
-    head = ctx.source[node.start_byte:declarator.start_byte if declarator is not None else node.start_byte]
-    if b"__global__" not in head and b"__device__" not in head:
-        return None
-    while declarator is not None and declarator.child_by_field_name("declarator") is not None:
-        declarator = declarator.child_by_field_name("declarator")
-    return ctx.text(declarator).decode("utf-8", "replace") if declarator is not None else "?"
+    """The name of the ``__global__`` or ``__device__`` function (or lambda) enclosing ``node``,
+    else None (see :func:`hipport.device_context.device_code`)."""
+    where = device_code(ctx, node)
+    return where.function if where is not None else None
 
 
 def _include_path_node(include: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -675,6 +669,8 @@ def analyze_file(
     if b"main" in source:
         _find_main(ctx)
     analyze_warps(ctx, fix)
+    analyze_device_context(ctx)
+    analyze_register_keyword(ctx, fix)
     if is_cuda_unit and not headers & RUNTIME_HEADERS:
         _insert_runtime_include(ctx)
         ctx.result.uses_cuda = True

@@ -164,7 +164,7 @@ def _with_common_options(function):
                    f"(default: {';'.join(DEFAULT_OFFLOAD_ARCHS)}).")
 @click.option("--fix", is_flag=True,
               help="Also apply the safe wavefront-size rewrites: 32-bit ballot and mask variables widened to 64 bits, "
-                   "32/31/>>5 on threadIdx to warpSize arithmetic.")
+                   "32/31/>>5 on threadIdx to warpSize arithmetic; and delete the register keyword (an error in C++17).")
 @_with_common_options
 def convert(src: Path, out_text: str, offload_arch: str | None, fix: bool, exclude: tuple[str, ...],
             launch_syntax: str | None, jobs: int, fmt: str | None, config_path: Path | None, quiet: bool,

@@ -42,7 +42,7 @@ class ConvertOptions:
     Attributes:
         exclude: gitignore-style patterns of paths (relative to SRC) to leave out.
         launch_syntax: ``chevron`` keeps ``<<<...>>>``; ``hip`` emits ``hipLaunchKernelGGL``.
-        fix: apply the safe wavefront-size rewrites too (``--fix``).
+        fix: apply the safe wavefront-size rewrites and delete ``register`` too (``--fix``).
         precise: run the libclang pass too (``--precise``, see :mod:`hipport.precise`).
         offload_archs: default ``CMAKE_HIP_ARCHITECTURES`` of the generated CMake build.
         jobs: worker processes (0: one per CPU core).

@@ -1,0 +1,219 @@
+"""Host runtime API calls in device code (HP1211/HP1212, hipport/device_context.py) and the
+``register`` storage class (HP1213/HP1214, hipport/register_keyword.py): exact findings, what
+must not be flagged, and compile proofs with the project toolchain (clang-19, HIP 6.4)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from hipport.convert import ConvertOptions, convert_tree
+from hipport.toolchain import CompileError
+
+# Line 1 maps to hip/hip_runtime.h, so the port keeps the line numbers of the original.
+DEVICE_CONTEXT = """\
+#include <cuda_runtime.h>
+#include <cstdlib>
+__device__ int* grab(size_t n) { int* p = nullptr; cudaMalloc(&p, n); return p; }
+__host__ __device__ void release(int* p) { cudaFree(p); }
+__host__ __device__ inline void release_inline(int* p) { cudaFree(p); }
+template <typename T> __host__ __device__ void release_any(T* p) { cudaFree(p); }
+struct Pool { __host__ __device__ void drop(int* p) { cudaFree(p); } };
+__global__ void work(int* p) {
+  release_inline(p); release_any(p); Pool{}.drop(p);
+  p[0] = (int)cudaGetLastError();
+  auto clear = [=] __device__ () { cudaMemsetAsync(p, 0, 4, 0); };
+  clear();
+  auto copy = [=] () { cudaMemcpy(p, p + 1, 4, cudaMemcpyDeviceToDevice); };
+  copy();
+  void* scratch = malloc(16);
+  free(scratch);
+}
+__host__ __device__ void guarded(int* p) {
+#ifndef __HIP_DEVICE_COMPILE__
+  cudaFree(p);
+#endif
+}
+void host_side(int** p) { cudaMalloc(p, 64); cudaFree(*p); }
+"""
+
+DEVICE_CONTEXT_FINDINGS = [
+    "3:52 HP1211 cudaMalloc in __device__ code (grab): hipMalloc is host-only, as HIP has no device-side runtime "
+    "API (CUDA offers it in device code through its device runtime, -rdc=true with cudadevrt); the port does not compile",
+    "4:44 HP1211 cudaFree in __host__ __device__ code (release): hipFree is host-only, as HIP has no device-side "
+    "runtime API (CUDA offers it in device code through its device runtime, -rdc=true with cudadevrt); the port "
+    "does not compile",
+    "5:58 HP1212 cudaFree in __host__ __device__ function release_inline: HIP's hipFree is host-only; clang "
+    "reports an error wherever device code calls release_inline",
+    "6:68 HP1212 cudaFree in __host__ __device__ function release_any: HIP's hipFree is host-only; clang reports "
+    "an error wherever device code calls release_any",
+    "7:55 HP1212 cudaFree in __host__ __device__ function drop: HIP's hipFree is host-only; clang reports an "
+    "error wherever device code calls drop",
+    "10:15 HP1211 cudaGetLastError in __global__ code (work): hipGetLastError is host-only, as HIP has no "
+    "device-side runtime API (CUDA offers it in device code through its device runtime, -rdc=true with "
+    "cudadevrt); the port does not compile",
+    "11:36 HP1211 cudaMemsetAsync in __device__ code (lambda in work): hipMemsetAsync is host-only, as HIP has "
+    "no device-side runtime API (CUDA offers it in device code through its device runtime, -rdc=true with "
+    "cudadevrt); the port does not compile",
+    "13:24 HP1211 cudaMemcpy in __global__ code (lambda in work): hipMemcpy is host-only, as HIP has no "
+    "device-side runtime API (it is host-only in CUDA too); the port does not compile",
+]
+
+
+def _convert(tmp_path: Path, name: str, body: str, fix: bool = False) -> tuple[Path, list[dict]]:
+    src = tmp_path / "src"
+    src.mkdir(exist_ok=True)
+    (src / name).write_text(body)
+    out = tmp_path / ("out-fix" if fix else "out")
+    convert_tree(src, out, ConvertOptions(fix=fix, jobs=1))
+    report = json.loads((out / "hipport-report.json").read_text())
+    return out, report["findings"]
+
+
+def _lines(findings: list[dict], *rule_ids: str) -> list[str]:
+    return [f"{f['line']}:{f['column']} {f['rule_id']} {f['message']}" for f in findings if f["rule_id"] in rule_ids]
+
+
+def _error_lines(error: CompileError, file_name: str) -> set[int]:
+    """Lines of ``file_name`` that clang reports an ``error:`` on."""
+    return {int(m.group(1)) for m in re.finditer(rf"^[^\n:]*{re.escape(file_name)}:(\d+):\d+: error:", error.stderr, re.M)}
+
+
+def test_host_api_calls_in_device_code_are_reported(tmp_path):
+    _, findings = _convert(tmp_path, "pool.cu", DEVICE_CONTEXT)
+    assert _lines(findings, "HP1211", "HP1212", "HP1202") == DEVICE_CONTEXT_FINDINGS
+    fix = next(f["fix"] for f in findings if f["rule_id"] == "HP1211")
+    assert fix == ("Move the call out of device code: allocate on the host (hipMalloc before the launch) and pass "
+                   "the pointer to the kernel, or use device-side malloc/free, which HIP provides on the GPU heap")
+
+
+@pytest.mark.parametrize("body", [
+    "void host(int** p) { cudaMalloc(p, 64); cudaMemcpy(*p, *p, 4, cudaMemcpyDeviceToDevice); }\n",
+    "__device__ void* heap(size_t n) { void* p = malloc(n); free(p); return nullptr; }\n",
+    "__device__ int counter;\nvoid host(int** p) { cudaMalloc(p, 64); }\n",   # a __device__ variable, not a function
+    "__host__ void host(int** p) { cudaMalloc(p, 64); }\n",
+    "void host(int* p) { auto l = [=] __host__ () { cudaFree(p); }; l(); }\n",
+    '__device__ const char* name() { return "cudaMalloc"; }  // cudaFree in a comment\n',
+    "namespace mylib { int cudaFree(int*); }\n__device__ void f(int* p) { mylib::cudaFree(p); }\n",
+    "__host__ __device__ void f(int* p) {\n#if !defined(__HIP_DEVICE_COMPILE__)\n  cudaFree(p);\n#endif\n}\n",
+    "__host__ __device__ void f(int* p) {\n#ifdef __HIP_DEVICE_COMPILE__\n  p[0] = 0;\n#else\n  cudaFree(p);\n#endif\n}\n",
+])
+def test_not_flagged(tmp_path, body):
+    _, findings = _convert(tmp_path, "k.cu", body)
+    assert _lines(findings, "HP1211", "HP1212") == []
+
+
+def test_dynamic_parallelism_is_not_reported_twice(tmp_path):
+    _, findings = _convert(tmp_path, "k.cu", "__global__ void k() { cudaDeviceSynchronize(); }\n")
+    assert [f["rule_id"] for f in findings if f["rule_id"].startswith("HP12")] == ["HP1202"]
+
+
+def test_device_lambda_launch_is_dynamic_parallelism(tmp_path):
+    _, findings = _convert(tmp_path, "k.cu", (
+        "__global__ void child() {}\n"
+        "void host() { auto l = [] __device__ () { child<<<1, 1>>>(); }; (void)l; }\n"))
+    assert _lines(findings, "HP1202") == ["2:48 HP1202 <<< in device code (lambda in host): HIP has no dynamic parallelism"]
+
+
+def test_device_context_compile_errors_carry_the_findings(tmp_path, toolchain):
+    """The port of DEVICE_CONTEXT fails for gfx90a on exactly the lines of its HP1211/HP1212 findings
+    (every deferred function is called from device code there); the lines flagged as not
+    findings (device malloc/free, the guarded call, the host function) compile."""
+    out, findings = _convert(tmp_path, "pool.cu", DEVICE_CONTEXT)
+    with pytest.raises(CompileError) as failure:
+        toolchain.compile_amd(out / "pool.hip", tmp_path / "pool.o", ["gfx90a"], ["-Wno-unused-result"])
+    flagged = {f["line"] for f in findings if f["rule_id"] in ("HP1211", "HP1212")}
+    assert _error_lines(failure.value, "pool.hip") == flagged == {3, 4, 5, 6, 7, 10, 11, 13}
+
+
+def test_deferred_host_device_function_compiles_while_only_host_code_calls_it(tmp_path, toolchain):
+    out, findings = _convert(tmp_path, "lazy.cu", (
+        "#include <cuda_runtime.h>\n"
+        "__host__ __device__ inline void release(int* p) { cudaFree(p); }\n"
+        "void host(int* p) { release(p); }\n"))
+    assert [(f["line"], f["rule_id"], f["severity"]) for f in findings] == [(2, "HP1212", "warning")]
+    toolchain.compile_amd(out / "lazy.hip", tmp_path / "lazy.o", ["gfx90a"], ["-Wno-unused-result"])
+
+
+REGISTER = """\
+#include <cuda_runtime.h>
+#define HOT register
+__global__ void scale(float* x, float a) {
+  register float v = x[threadIdx.x];
+  const register  int lane = threadIdx.x % 4;
+  x[threadIdx.x] = a * v + lane;
+}
+__device__ float twice(HOT float y) { return 2 * y; }
+int host_sum(register int n) {
+  const char* why = "register";  // register in a comment
+  register int total = 0;
+  for (register int i = 0; i < n; ++i) total += i;
+  return total + (why[0] == 'r');
+}
+int main() { return host_sum(3) == 3 ? 0 : 1; }
+"""
+
+REGISTER_FIXED = """\
+#include <hip/hip_runtime.h>
+#define HOT 
+__global__ void scale(float* x, float a) {
+  float v = x[threadIdx.x];
+  const int lane = threadIdx.x % 4;
+  x[threadIdx.x] = a * v + lane;
+}
+__device__ float twice(HOT float y) { return 2 * y; }
+int host_sum(int n) {
+  const char* why = "register";  // register in a comment
+  int total = 0;
+  for (int i = 0; i < n; ++i) total += i;
+  return total + (why[0] == 'r');
+}
+int main() { return host_sum(3) == 3 ? 0 : 1; }
+"""
+
+_REGISTER_MESSAGE = "'register' storage class ({}): an error in C++17, the standard clang compiles HIP as (nvcc accepts it)"
+
+
+def test_register_is_reported_without_fix(tmp_path):
+    _, findings = _convert(tmp_path, "reg.cu", REGISTER)
+    assert _lines(findings, "HP1213", "HP1214") == [
+        "2:13 HP1213 " + _REGISTER_MESSAGE.format("macro body"),
+        "4:3 HP1213 " + _REGISTER_MESSAGE.format("declaration"),
+        "5:9 HP1213 " + _REGISTER_MESSAGE.format("declaration"),
+        "9:14 HP1213 " + _REGISTER_MESSAGE.format("declaration"),
+        "11:3 HP1213 " + _REGISTER_MESSAGE.format("declaration"),
+        "12:8 HP1213 " + _REGISTER_MESSAGE.format("declaration"),
+    ]
+
+
+def test_register_fix_deletes_the_keyword_and_compiles(tmp_path, toolchain):
+    out, findings = _convert(tmp_path, "reg.cu", REGISTER, fix=True)
+    assert (out / "reg.hip").read_text() == REGISTER_FIXED
+    assert [(f["line"], f["rule_id"]) for f in findings if f["rule_id"].startswith("HP121")] == [
+        (2, "HP1214"), (4, "HP1214"), (5, "HP1214"), (9, "HP1214"), (11, "HP1214"), (12, "HP1214")]
+    toolchain.compile_amd(out / "reg.hip", tmp_path / "reg.o", ["gfx90a", "gfx1100"])
+    assert toolchain.code_object_targets(tmp_path / "reg.o") == ["hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
+    toolchain.compile_nvidia(out / "reg.hip", tmp_path / "reg-nv", link=False)
+
+
+def test_register_unfixed_port_fails_on_the_reported_lines(tmp_path, toolchain):
+    out, findings = _convert(tmp_path, "reg.cu", REGISTER)
+    with pytest.raises(CompileError) as failure:
+        toolchain.compile_amd(out / "reg.hip", tmp_path / "reg.o", ["gfx90a"])
+    declarations = {f["line"] for f in findings if f["rule_id"] == "HP1213" and "(declaration)" in f["message"]}
+    # the macro's keyword is reported where it is defined (line 2); clang reports it where HOT is used
+    assert _error_lines(failure.value, "reg.hip") == declarations | {8}
+
+
+def test_register_in_a_c_file_is_left_alone(tmp_path):
+    out, findings = _convert(tmp_path, "old.c", "int f(register int n) { return n; }\n", fix=True)
+    assert _lines(findings, "HP1213", "HP1214") == []
+    assert (out / "old.c").read_text() == "int f(register int n) { return n; }\n"
+
+
+def test_explicit_register_variable_is_left_alone(tmp_path):
+    _, findings = _convert(tmp_path, "k.cu", "void f() { register int sp asm(\"rsp\"); (void)sp; }\n")
+    assert _lines(findings, "HP1213") == []
