@@ -51,6 +51,19 @@ STANDARD_INCLUDE_DIRS: tuple[Path, ...] = (Path("/usr/include"),)
 HIP_NVIDIA_HEADER = "hip/nvidia_detail/nvidia_hip_runtime.h"
 #: Lines of a failing command's output shown in the error.
 TAIL_LINES = 40
+#: Compiler error lines shown for a failed build step.
+ERROR_LINES = 10
+#: Files that mark a tree hipport wrote: the conversion report, else the platform module with
+#: its first line (a hand-written CMake build that includes the module is a port too).
+PORT_REPORT = "hipport-report.json"
+PORT_MODULE = "cmake/HipportPlatform.cmake"
+_MODULE_FIRST_LINE = "# HipportPlatform.cmake: written by hipport"
+#: A compiler's error line with its place: clang/gcc ``file:line:col: error: ...`` (also
+#: ``fatal error:``), nvcc ``file(line): error: ...`` (also ``catastrophic error``).
+_COMPILER_ERROR = re.compile(r"^(?P<file>[^\s:][^:]*?)(?::(?P<line>\d+)(?::\d+)?|\((?P<nvline>\d+)\)):"
+                             r" (?:fatal |catastrophic )?error\b")
+#: An error line of another tool (the linker, a compiler driver): ``ld.lld: error: ...``.
+_TOOL_ERROR = re.compile(r"^\S+: (?:fatal )?error: ")
 _SCRIPT_HINT = f"or run {INSTALL_SCRIPT} (hipport's toolchain from Debian's archive)"
 
 
@@ -83,6 +96,11 @@ class ToolchainIncomplete(RuntimeError):
         super().__init__("\n".join(lines))
 
 
+class NotAPort(ValueError):
+    """``hipport build`` was given a folder that ``hipport convert`` did not write (see
+    :func:`check_port`); nothing was written."""
+
+
 class BuildFailed(RuntimeError):
     """A CMake step failed.
 
@@ -92,12 +110,73 @@ class BuildFailed(RuntimeError):
         returncode: its exit status (None: it timed out).
         tail: the last :data:`TAIL_LINES` lines of its output.
         log: the file holding its whole output.
+        errors: the first :data:`ERROR_LINES` error lines of the output (:func:`error_lines`);
+            the message shows them instead of the tail when there are any.
     """
 
-    def __init__(self, step: str, command: Sequence[str], returncode: int | None, tail: str, log: Path) -> None:
+    def __init__(self, step: str, command: Sequence[str], returncode: int | None, tail: str, log: Path,
+                 errors: Sequence[str] = (), error_count: int = 0) -> None:
         self.step, self.command, self.returncode, self.tail, self.log = step, list(command), returncode, tail, log
+        self.errors, self.error_count = list(errors), max(error_count, len(errors))
         status = "timed out" if returncode is None else f"exit {returncode}"
-        super().__init__(f"CMake {step} failed ({status}): {' '.join(self.command)}\n{tail}\n(whole output: {log})")
+        if self.errors:
+            shown = (f"the first {len(self.errors)} of {self.error_count} error lines"
+                     if self.error_count > len(self.errors) else
+                     f"{'the' if len(self.errors) > 1 else 'its'} error line{'s' if len(self.errors) > 1 else ''}")
+            body = f"{shown}:\n" + "\n".join(f"  {line}" for line in self.errors)
+        else:
+            body = tail
+        super().__init__(f"CMake {step} failed ({status}): {' '.join(self.command)}\n{body}\n(whole output: {log})")
+
+
+def error_lines(output: str, limit: int = ERROR_LINES) -> tuple[list[str], int]:
+    """The error lines of a build's output, first ones first, each once (clang repeats an error
+    for every offload architecture): compiler errors with their ``file:line`` (clang, gcc,
+    nvcc), else the errors of other tools (``ld.lld: error:``).
+
+    Args:
+        output: the build step's output.
+        limit: how many lines to return.
+
+    Returns:
+        (up to ``limit`` lines, how many distinct error lines there are in all).
+    """
+    found: dict[str, None] = {}
+    others: dict[str, None] = {}
+    for line in output.splitlines():
+        line = line.rstrip()
+        if _COMPILER_ERROR.match(line):
+            found[line] = None
+        elif _TOOL_ERROR.match(line):
+            others[line] = None
+    lines = list(found or others)
+    return lines[:limit], len(lines)
+
+
+def check_port(out: Path) -> None:
+    """Check that ``out`` is a tree ``hipport convert`` wrote, before anything is written there:
+    it holds CMakeLists.txt and hipport-report.json, or a platform module hipport wrote
+    (cmake/HipportPlatform.cmake, included by a hand-written CMake build).
+
+    Raises:
+        NotAPort: ``out`` is missing, is no folder, is a CUDA tree or another project, or
+            has no CMakeLists.txt; the message says what to run.
+    """
+    if not out.is_dir():
+        raise NotAPort(f"{out} is not a folder: give the folder `hipport convert SRC -o OUT` wrote")
+    module = out / PORT_MODULE
+    try:
+        marked = (out / PORT_REPORT).is_file() or (
+            module.is_file() and module.read_text(errors="replace").startswith(_MODULE_FIRST_LINE))
+    except OSError:
+        marked = False
+    if not marked:
+        raise NotAPort(f"{out} is not a tree that `hipport convert` wrote (it has neither {PORT_REPORT} nor "
+                       f"{PORT_MODULE}): port it first with `hipport convert {out} -o OUT`, then run "
+                       f"`hipport build OUT`. Nothing was written to {out}")
+    if not (out / "CMakeLists.txt").is_file():
+        raise NotAPort(f"{out / 'CMakeLists.txt'} does not exist: `hipport convert` writes one where the CUDA tree "
+                       f"had a CMake build or none (a Makefile-only port builds with make)")
 
 
 @dataclass(frozen=True)
@@ -444,7 +523,8 @@ def run_step(step: str, command: Sequence[str], log: Path, timeout: float | None
         The output.
 
     Raises:
-        BuildFailed: the command exited non-zero, could not start, or timed out.
+        BuildFailed: the command exited non-zero, could not start, or timed out; its message
+            shows the first error lines (or, without any, the output's tail).
     """
     log.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -459,7 +539,8 @@ def run_step(step: str, command: Sequence[str], log: Path, timeout: float | None
         raise BuildFailed(step, command, 127, str(error), log) from None
     log.write_text(done.stdout)
     if done.returncode != 0:
-        raise BuildFailed(step, command, done.returncode, _tail(done.stdout), log)
+        errors, count = error_lines(done.stdout) if step == "build" else ([], 0)
+        raise BuildFailed(step, command, done.returncode, _tail(done.stdout), log, errors, count)
     return done.stdout
 
 
@@ -627,12 +708,12 @@ def build_tree(out: Path, platform: str, offload_archs: Sequence[str] | None = N
         A :class:`BuildResult` (check ``ok``).
 
     Raises:
-        FileNotFoundError: ``out`` has no CMakeLists.txt.
+        NotAPort: ``out`` is not a tree hipport wrote, or has no CMakeLists.txt (:func:`check_port`;
+            nothing is written).
         ToolchainIncomplete: as find_tools.
         BuildFailed: CMake's configure or build step failed.
     """
-    if not (out / "CMakeLists.txt").is_file():
-        raise FileNotFoundError(f"{out / 'CMakeLists.txt'} does not exist: give the folder `hipport convert` wrote")
+    check_port(out)
     tools = tools or find_tools(platform)
     build_dir = build_dir or default_build_dir(out, platform)
     request_codemodel(build_dir)

@@ -346,18 +346,23 @@ def build(out: Path, platform: str | None, offload_arch: str | None, build_dir: 
     for each missing piece. Prints the executables built; --run runs each and prints a table of
     exit statuses.
 
-    Exit status: 0 built (and every program exited 0); 1 CMake failed or a program failed;
-    2 bad usage, or a toolchain piece is missing.
+    Exit status: 0 built (and every program exited 0); 1 CMake failed or a program failed
+    (a failed build prints its first compiler error lines, then the log's path); 2 bad usage,
+    OUT is not a tree `hipport convert` wrote (nothing is written there), or a toolchain piece
+    is missing.
     """
-    from .build import BuildFailed, ToolchainIncomplete, build_tree, find_tools, format_run_table, normalize_archs
+    from .build import (BuildFailed, NotAPort, ToolchainIncomplete, build_tree, check_port, find_tools, format_run_table,
+                        normalize_archs)
 
     platform = platform or _default_platform()
     try:
         archs = normalize_archs(platform, offload_arch) if offload_arch else None
     except ValueError as error:
         raise InputError(f"--offload-arch: {error}") from None
-    if not (out / "CMakeLists.txt").is_file():
-        raise InputError(f"{out / 'CMakeLists.txt'} does not exist: give the folder `hipport convert` wrote")
+    try:
+        check_port(out)  # a CUDA tree or another project: refused before anything is written
+    except NotAPort as error:
+        raise InputError(str(error)) from None
     signal.signal(signal.SIGTERM, _terminate)
     try:
         tools = find_tools(platform)

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from . import __version__
+from .makefile_facts import MakefileFacts
 from .resources import data_dir
 
 #: The AMD offload architectures built by default: CDNA2 (MI200), CDNA3 (MI300), RDNA2, RDNA3.
@@ -60,6 +61,9 @@ class LibraryTarget:
         install: what to install on AMD (``libhipblas-dev (Debian/Ubuntu) or ROCm's hipblas-dev``).
         nvidia: why there is no NVIDIA backend without more set-up (a sentence for the
             configure error), or what to pass to use one.
+        nvidia_toolkit: on NVIDIA the CUDA toolkit's own library serves (``nvidia: cuda-toolkit``
+            in the table: rocThrust's API is Thrust's, which nvcc finds in the toolkit), so the
+            target is an empty interface there.
     """
 
     target: str
@@ -68,6 +72,7 @@ class LibraryTarget:
     headers: tuple[str, ...]
     install: str
     nvidia: str
+    nvidia_toolkit: bool = False
 
 
 def _nvidia_reason(kind: str, library: str, package: str, cuda_name: str) -> str:
@@ -105,7 +110,8 @@ def library_targets(path: Path | None = None) -> tuple[LibraryTarget, ...]:
                        else f"ROCm's {repl['package']}-dev")
             found[repl["target"]] = LibraryTarget(
                 repl["target"], repl["library"], repl["package"], tuple(repl.get("headers", ())), install,
-                _nvidia_reason(kind, repl["library"], repl["package"], entry.get("name", entry.get("id", ""))))
+                _nvidia_reason(kind, repl["library"], repl["package"], entry.get("name", entry.get("id", ""))),
+                repl.get("nvidia") == "cuda-toolkit")
     return tuple(found.values())
 
 
@@ -129,6 +135,53 @@ def libraries_for_includes(includes: set[str], libraries: tuple[LibraryTarget, .
 _INCLUDE = re.compile(rb'^(?:\xef\xbb\xbf)?[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
 
 
+class _IncludeGraph:
+    """The includes of a tree's files, each resolved to a tree file where it names one (relative
+    to the including file's folder, then to the root, else the one file whose path ends with
+    ``/<name>``, as found through an include folder). Files are read once, when first asked."""
+
+    def __init__(self, root: Path, tree_files: frozenset[str]) -> None:
+        self.root, self.tree_files = root, tree_files
+        self.direct: dict[str, list[tuple[str, str | None]]] = {}
+        self.by_suffix: dict[str, str | None] = {}
+
+    def elsewhere(self, name: str) -> str | None:
+        if name not in self.by_suffix:
+            hits = [f for f in self.tree_files if f.endswith("/" + name)] if not name.startswith("/") else []
+            self.by_suffix[name] = hits[0] if len(hits) == 1 else None
+        return self.by_suffix[name]
+
+    def scan(self, rel: str) -> list[tuple[str, str | None]]:
+        """(include name as written, tree file it names or None) for each include of ``rel``."""
+        if rel not in self.direct:
+            names = [m.decode("utf-8", "surrogateescape") for m in _INCLUDE.findall((self.root / rel).read_bytes())]
+            resolved = []
+            for name in names:
+                target = None
+                for base in (posixpath.dirname(rel), ""):
+                    candidate = posixpath.normpath(posixpath.join(base, name))
+                    if candidate in self.tree_files:
+                        target = candidate
+                        break
+                resolved.append((name, target or self.elsewhere(name)))
+            self.direct[rel] = resolved
+        return self.direct[rel]
+
+    def reach(self, rel: str) -> tuple[set[str], set[str]]:
+        """Every include name ``rel`` reaches through the tree's files, and those files (``rel``
+        itself left out unless an include cycle leads back to it)."""
+        seen, names, files, stack = {rel}, set(), set(), [rel]
+        while stack:
+            for name, target in self.scan(stack.pop()):
+                names.add(name)
+                if target is not None:
+                    files.add(target)
+                    if target not in seen:
+                        seen.add(target)
+                        stack.append(target)
+        return names, files
+
+
 def tree_includes(root: Path, rels: list[str], tree_files: frozenset[str]) -> dict[str, set[str]]:
     """Every include name each file of ``rels`` reaches, through the tree's own headers too.
 
@@ -147,43 +200,35 @@ def tree_includes(root: Path, rels: list[str], tree_files: frozenset[str]) -> di
     Raises:
         OSError: a file cannot be read.
     """
-    direct: dict[str, list[tuple[str, str | None]]] = {}
-    by_suffix: dict[str, str | None] = {}
+    graph = _IncludeGraph(root, tree_files)
+    return {rel: graph.reach(rel)[0] for rel in rels}
 
-    def elsewhere(name: str) -> str | None:
-        """The one tree file whose path ends with /name (a header found through an include
-        folder of the build), else None."""
-        if name not in by_suffix:
-            hits = [f for f in tree_files if f.endswith("/" + name)] if not name.startswith("/") else []
-            by_suffix[name] = hits[0] if len(hits) == 1 else None
-        return by_suffix[name]
 
-    def scan(rel: str) -> list[tuple[str, str | None]]:
-        if rel not in direct:
-            names = [m.decode("utf-8", "surrogateescape") for m in _INCLUDE.findall((root / rel).read_bytes())]
-            resolved = []
-            for name in names:
-                target = None
-                for base in (posixpath.dirname(rel), ""):
-                    candidate = posixpath.normpath(posixpath.join(base, name))
-                    if candidate in tree_files:
-                        target = candidate
-                        break
-                resolved.append((name, target or elsewhere(name)))
-            direct[rel] = resolved
-        return direct[rel]
+def included_units(root: Path, units: list[str], tree_files: frozenset[str]) -> set[str]:
+    """The translation units of ``units`` that another unit includes, directly or through the
+    tree's headers (``#include "kernel.cu"``, ported as ``kernel.hip``): compiled as part of
+    that unit, they must not be compiled on their own too (their definitions would be linked
+    twice). Two units that include each other stay units.
 
-    result: dict[str, set[str]] = {}
-    for rel in rels:
-        seen, names, stack = {rel}, set(), [rel]
-        while stack:
-            for name, target in scan(stack.pop()):
-                names.add(name)
-                if target is not None and target not in seen:
-                    seen.add(target)
-                    stack.append(target)
-        result[rel] = names
-    return result
+    Args and raises: as :func:`tree_includes` (``units``: OUT-relative paths).
+    """
+    graph = _IncludeGraph(root, tree_files)
+    reached = {unit: graph.reach(unit)[1] for unit in units}
+    return {unit for unit in units
+            if any(unit in files and other not in reached[unit] for other, files in reached.items() if other != unit)}
+
+
+def units_reaching(root: Path, units: list[str], tree_files: frozenset[str], files: set[str]) -> list[str]:
+    """The translation units of ``units`` (sorted) that are one of ``files`` or include one,
+    directly or through the tree's headers; e.g. the units whose code uses texture functions
+    (``files``: those with HP1210 findings).
+
+    Args and raises: as :func:`tree_includes`.
+    """
+    if not files:
+        return []
+    graph = _IncludeGraph(root, tree_files)
+    return sorted(unit for unit in units if unit in files or graph.reach(unit)[1] & files)
 
 
 def _environment():
@@ -198,7 +243,8 @@ def _environment():
 
 
 def render_platform_module(offload_archs: list[str] | tuple[str, ...],
-                           libraries: tuple[LibraryTarget, ...] | None = None) -> str:
+                           libraries: tuple[LibraryTarget, ...] | None = None,
+                           image_sources: list[str] | tuple[str, ...] = ()) -> str:
     """Render ``cmake/HipportPlatform.cmake``: the CMake layer that builds a ported tree for AMD
     (HIP language) or NVIDIA (CUDA language with HIP's NVIDIA headers) from one CMakeLists.txt.
 
@@ -206,6 +252,9 @@ def render_platform_module(offload_archs: list[str] | tuple[str, ...],
         offload_archs: the default AMD architectures (``HIPPORT_OFFLOAD_ARCHS`` on amd), e.g.
             ``["gfx90a", "gfx1100"]``; NVIDIA's default is ``90``.
         libraries: the library targets it can find (default: :func:`library_targets`).
+        image_sources: translation units (paths relative to OUT, ``/`` separators) that use
+            texture or surface functions (:func:`units_reaching`): on amd, the targets compiling
+            them leave gfx940, gfx941 and gfx942 out (``HIPPORT_IMAGE_SOURCES``).
 
     Returns:
         The module's text (write it to ``OUT/cmake/HipportPlatform.cmake``, see
@@ -219,7 +268,8 @@ def render_platform_module(offload_archs: list[str] | tuple[str, ...],
         raise ValueError("offload_archs must be a non-empty list such as ['gfx90a']")
     libraries = library_targets() if libraries is None else libraries
     return _environment().get_template("HipportPlatform.cmake.j2").render(
-        version=__version__, offload_archs=";".join(offload_archs), libraries=libraries)
+        version=__version__, offload_archs=";".join(offload_archs), libraries=libraries,
+        image_sources=sorted(set(image_sources)))
 
 
 def cmake_quote(value: str) -> str:
@@ -263,7 +313,35 @@ def validate_offload_archs(archs: list[str]) -> list[str]:
     return archs
 
 
-def render_cmake(project_name: str, units: list[UnitInfo], offload_archs: list[str]) -> str:
+def generate_cmake(project_name: str, out: Path, units: list[UnitInfo], tree_files: frozenset[str],
+                   offload_archs: list[str], makefile: MakefileFacts | None = None) -> str:
+    """The CMakeLists.txt text for a ported tree that came without a CMake build: units that
+    another unit includes are left out (:func:`included_units`), each unit gets the library
+    targets its includes reach (:func:`libraries_for_includes`), then :func:`render_cmake`.
+
+    Args:
+        project_name: the tree's name (its folder), for ``project()`` unless the Makefile names
+            its one program.
+        out: the ported tree; ``tree_files`` every file of it (OUT-relative paths).
+        units: its translation units that CMake can list (:func:`cmake_listable`).
+        offload_archs: as :func:`render_cmake`.
+        makefile: what the tree's Makefile says (:func:`hipport.makefile_facts.read_makefile_facts`).
+
+    Raises:
+        ValueError: as :func:`render_cmake`.
+        OSError: a file of the tree cannot be read.
+        hipport.rules.RuleError: the library table is malformed.
+    """
+    included = included_units(out, [u.out_rel for u in units], tree_files)
+    units = [u for u in units if u.out_rel not in included]
+    includes = tree_includes(out, [u.out_rel for u in units], tree_files)
+    targets = library_targets()  # the table is read once, not once per unit
+    units = [replace(u, libraries=tuple(libraries_for_includes(includes[u.out_rel], targets))) for u in units]
+    return render_cmake(project_name, units, offload_archs, makefile)
+
+
+def render_cmake(project_name: str, units: list[UnitInfo], offload_archs: list[str],
+                 makefile: MakefileFacts | None = None) -> str:
     """Render the CMakeLists.txt text for the ported tree (it includes :data:`PLATFORM_MODULE`,
     which :func:`render_platform_module` writes with the same ``offload_archs``).
 
@@ -271,12 +349,19 @@ def render_cmake(project_name: str, units: list[UnitInfo], offload_archs: list[s
         project_name: used for ``project()`` (sanitised to a CMake identifier).
         units: every translation unit of the output tree.
         offload_archs: the default AMD architectures; only checked here (the module holds them).
+        makefile: what the tree's Makefile says: an executable takes the name of the program
+            the Makefile links from its main unit (and ``project()`` the name of its one
+            program), the C++ standard its ``-std`` (default 17), and its ``-g``/``-G`` become
+            ``-g`` for every language, plus ``-G`` for nvcc on NVIDIA (clang's ``-g`` gives
+            host and device debug information).
 
     Raises:
         ValueError: offload_archs is empty or a single string.
     """
     if isinstance(offload_archs, str) or not offload_archs:
         raise ValueError("offload_archs must be a non-empty list such as ['gfx90a']")
+    if makefile is not None and len(makefile.programs) == 1:
+        project_name = makefile.programs[0].name
     names: set[str] = set()
 
     def unique(base: str) -> str:
@@ -300,10 +385,14 @@ def render_cmake(project_name: str, units: list[UnitInfo], offload_archs: list[s
             name = unique(_identifier("common" if folder == "." else folder) + "_lib")
             library_of[folder] = name
             libraries.append({"name": name, "sources": [u.out_rel for u in others], "links": needed(others)})
+    mains = sum(u.defines_main for u in units)
     for folder, folder_units in by_dir.items():
         for unit in (u for u in folder_units if u.defines_main):
             stem = PurePosixPath(unit.out_rel).stem
-            if stem == "main" and folder != ".":  # multi_file/main.hip -> target multi_file
+            program = makefile.program_for(stem, mains) if makefile is not None else None
+            if program is not None:
+                stem = program
+            elif stem == "main" and folder != ".":  # multi_file/main.hip -> target multi_file
                 stem = PurePosixPath(folder).name
             executables.append({"name": unique(_identifier(stem)), "source": unit.out_rel, "folder": folder,
                                 "links": needed([unit])})
@@ -321,4 +410,5 @@ def render_cmake(project_name: str, units: list[UnitInfo], offload_archs: list[s
     return _environment().get_template("CMakeLists.txt.j2").render(
         version=__version__, project=_identifier(project_name), languages=" ".join(languages),
         platform_module=PLATFORM_MODULE, libraries=libraries, executables=executables, gpu_sources=gpu_sources,
+        standard=(makefile.cxx_standard if makefile is not None else None) or "17", makefile=makefile,
     )

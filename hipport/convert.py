@@ -16,8 +16,9 @@ from typing import Callable, Iterator
 
 from .analyze import analyze_file
 from .buildfiles import BuildFile, BuildOptions, build_file_kind, migrate_build_files
-from .cmake import (DEFAULT_OFFLOAD_ARCHS, PLATFORM_MODULE, UnitInfo, cmake_listable, libraries_for_includes,
-                    library_targets, render_cmake, render_platform_module, tree_includes)
+from .cmake import (DEFAULT_OFFLOAD_ARCHS, PLATFORM_MODULE, UnitInfo, cmake_listable, generate_cmake,
+                    render_platform_module, units_reaching)
+from .makefile_facts import read_makefile_facts
 from .discover import TreeFile, discover
 from .edits import apply_edits
 from .emit import atomic_write
@@ -362,18 +363,19 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
                 summary = next(f for f in result.report.files if f.output == unit.out_rel)
                 summary.findings.append(_finding(rules, "cmake-unlistable", summary.path, 1, 1, output=unit.out_rel))
         listed = [u for u in units if cmake_listable(u.out_rel)]
-        includes = tree_includes(out, [u.out_rel for u in listed], frozenset(result.written))
-        targets = library_targets()  # the table is read once, not once per unit
-        listed = [replace(u, libraries=tuple(libraries_for_includes(includes[u.out_rel], targets)))
-                  for u in listed]
-        cmake_text = render_cmake(name, listed, list(options.offload_archs))
+        cmake_text = generate_cmake(name, out, listed, frozenset(result.written), list(options.offload_archs),
+                                    read_makefile_facts(src) if src.is_dir() else None)
         atomic_write(out / "CMakeLists.txt", cmake_text.encode("utf-8", "surrogateescape"))
         result.written.append("CMakeLists.txt")
         result.report.generated.append("CMakeLists.txt")
         # the generated build includes the platform module (so does a migrated CMake build)
         needs_platform_module = True
     if needs_platform_module and PLATFORM_MODULE not in result.written:
-        atomic_write(out / PLATFORM_MODULE, render_platform_module(options.offload_archs).encode("utf-8"))
+        # units using texture/surface functions (HP1210 in them or their headers): no gfx94x there
+        images = units_reaching(out, [u.out_rel for u in units], frozenset(result.written),
+                                {s.output for s in result.report.files if any(f.rule_id == "HP1210" for f in s.findings)})
+        atomic_write(out / PLATFORM_MODULE, render_platform_module(options.offload_archs, image_sources=images)
+                     .encode("utf-8"))
         result.written.append(PLATFORM_MODULE)
         result.report.generated.append(PLATFORM_MODULE)
     result.report.seconds = time.perf_counter() - started

@@ -398,7 +398,7 @@ set(CMAKE_HIP_COMPILER "$CLANG")
 set(CMAKE_HIP_COMPILER_ROCM_ROOT "$CMAKE_ROOT/usr")
 set(CMAKE_HIP_COMPILER_ROCM_LIB "$CMAKE_ROOT/usr/lib")
 # The HIP/ROCm math-library headers come after HIP's, as from /opt/rocm/include on ROCm.
-set(CMAKE_HIP_FLAGS_INIT "-isystem $CMAKE_ROOT/usr/include -isystem $AMD_LIBS/usr/include --hip-path=$CMAKE_ROOT/usr --rocm-device-lib-path=$DEVLIB_DIR -DHIP_ENABLE_WARP_SYNC_BUILTINS -fuse-ld=lld")
+set(CMAKE_HIP_FLAGS_INIT "-isystem $CMAKE_ROOT/usr/include -isystem $AMD_LIBS/usr/include --hip-path=$CMAKE_ROOT/usr --rocm-device-lib-path=$DEVLIB_DIR -fuse-ld=lld")
 if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)
   set(CMAKE_HIP_ARCHITECTURES "gfx90a;gfx942;gfx1030;gfx1100")
 endif()

@@ -234,3 +234,225 @@ source for NVIDIA and pass -Dhiprand_DIR=<folder of its hiprand-config.cmake>")
 ''' in module
     with pytest.raises(ValueError, match="non-empty list"):
         render_platform_module([])
+
+
+# ---------------------------------------------------------------------------- issue 10, point 9
+
+def _tree(root, files: dict[str, str]):
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def _run(command, cwd=None):
+    import subprocess
+
+    done = subprocess.run([str(c) for c in command], capture_output=True, text=True, timeout=900, cwd=cwd)
+    return done.returncode, done.stdout + done.stderr
+
+
+#: A warp reduction with a shuffle (HIP 6.4 declares __shfl_down_sync only with
+#: HIP_ENABLE_WARP_SYNC_BUILTINS), as a CUDA program.
+WARP_SUM = """#include <cstdio>
+
+// Adds the 32 values of a warp with shuffles; lane 0 writes the total.
+__global__ void warp_sum(const int *in, int *out) {
+  int v = in[threadIdx.x];
+  for (int offset = 16; offset > 0; offset /= 2)
+    v += __shfl_down_sync(0xffffffff, v, offset);
+  if (threadIdx.x == 0) *out = v;
+}
+
+int main() {
+  int *in, *out;
+  cudaMalloc(&in, 32 * sizeof(int));
+  cudaMalloc(&out, sizeof(int));
+  warp_sum<<<1, 32>>>(in, out);
+  cudaDeviceSynchronize();
+  std::printf("done\\n");
+  return 0;
+}
+"""
+
+
+def _bare_toolchain_file(toolchain, folder):
+    """A CMake toolchain file with only the compiler, the HIP root and the device libraries
+    (plus lld and --allow-shlib-undefined, which linking against Debian sid's libamdhip64 on
+    this bookworm machine needs): no HIP_ENABLE_WARP_SYNC_BUILTINS, as on a plain ROCm 6.2-6.4."""
+    import re
+
+    root = re.search(r'set\(CMAKE_HIP_COMPILER_ROCM_ROOT "([^"]+)"\)',
+                     toolchain.cmake_hip_toolchain_file.read_text()).group(1)
+    path = folder / "bare-hip.cmake"
+    path.write_text(f'set(CMAKE_HIP_COMPILER "{toolchain.clang}")\n'
+                    f'set(CMAKE_HIP_COMPILER_ROCM_ROOT "{root}")\n'
+                    f'set(CMAKE_HIP_FLAGS_INIT "-isystem {root}/include --hip-path={root} '
+                    f'--rocm-device-lib-path={toolchain.rocm_device_lib_path} -fuse-ld=lld")\n'
+                    'set(CMAKE_EXE_LINKER_FLAGS_INIT "-Wl,--allow-shlib-undefined")\n')
+    return path
+
+
+def test_the_project_toolchain_file_does_not_define_the_warp_sync_macro(toolchain):
+    """So that the tests below show the port defines it itself."""
+    assert "HIP_ENABLE_WARP_SYNC_BUILTINS" not in toolchain.cmake_hip_toolchain_file.read_text()
+
+
+def test_platform_module_defines_the_warp_sync_macro_for_hip_sources():
+    module = render_platform_module(["gfx90a"])
+    assert ('''    enable_language(HIP)
+    set(HIPPORT_GPU_LANGUAGE HIP)
+    # HIP 6.2 to 6.4 declare the warp *_sync functions (__shfl_sync, __ballot_sync...) only with
+    # this macro (hip/amd_detail/amd_warp_sync_functions.h); HIP 7 declares them without it
+    add_compile_definitions("$<$<COMPILE_LANGUAGE:HIP>:HIP_ENABLE_WARP_SYNC_BUILTINS>")
+''') in module
+
+
+def test_ported_shuffle_builds_with_a_toolchain_file_that_lacks_the_warp_sync_macro(toolchain, tmp_path):
+    """A plain ``cmake -S OUT`` (toolchain file: compiler, HIP root, device libraries) builds the
+    ported shuffle for gfx90a and gfx1100; the same HIP file in a CMake project without the
+    platform module does not compile there."""
+    src = _tree(tmp_path / "src", {"warp_sum.cu": WARP_SUM})
+    out = tmp_path / "out"
+    convert_tree(src, out)
+    assert "__shfl_down_sync(0xffffffffffffffffULL, v, offset)" in (out / "warp_sum.hip").read_text()
+    toolchain_file = _bare_toolchain_file(toolchain, tmp_path)
+    build = tmp_path / "build"
+    for command in ([toolchain.cmake, "-S", out, "-B", build, f"-DCMAKE_TOOLCHAIN_FILE={toolchain_file}",
+                     "-DHIPPORT_OFFLOAD_ARCHS=gfx90a;gfx1100"],
+                    [toolchain.cmake, "--build", build, "--parallel", "2"]):
+        code, output = _run(command)
+        assert code == 0, output[-3000:]
+    assert toolchain.code_object_targets(build / "warp_sum") == [
+        "hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
+    plain = _tree(tmp_path / "plain", {
+        "CMakeLists.txt": "cmake_minimum_required(VERSION 3.21)\nproject(plain LANGUAGES CXX HIP)\n"
+                          "add_executable(warp_sum warp_sum.hip)\n",
+        "warp_sum.hip": (out / "warp_sum.hip").read_text()})
+    code, output = _run([toolchain.cmake, "-S", plain, "-B", tmp_path / "plain-build",
+                         f"-DCMAKE_TOOLCHAIN_FILE={toolchain_file}", "-DCMAKE_HIP_ARCHITECTURES=gfx90a"])
+    assert code == 0, output[-3000:]
+    code, output = _run([toolchain.cmake, "--build", tmp_path / "plain-build"])
+    assert code != 0
+    assert f"{plain / 'warp_sum.hip'}:8:10: error: use of undeclared identifier '__shfl_down_sync'" in output
+
+
+INCLUDED_CU = {
+    "main.cu": '#include <cstdio>\n#include "kernel.cu"\n\nint main() {\n  float *x;\n'
+               '  cudaMalloc(&x, 64 * sizeof(float));\n  scale<<<1, 64>>>(x, 2.0f);\n'
+               '  cudaDeviceSynchronize();\n  std::printf("scaled\\n");\n  return 0;\n}\n',
+    "kernel.cu": "#pragma once\n__global__ void scale(float *x, float a) { x[threadIdx.x] *= a; }\n"
+                 "float host_scale(float v, float a) { return v * a; }\n",
+    "other.cu": "__global__ void other(int *p) { p[threadIdx.x] = 1; }\n",
+}
+
+
+def test_a_cu_file_another_unit_includes_is_not_compiled_on_its_own(tmp_path):
+    out = tmp_path / "out"
+    convert_tree(_tree(tmp_path / "src", INCLUDED_CU), out)
+    assert '#include "kernel.hip"' in (out / "main.hip").read_text()
+    assert (out / "CMakeLists.txt").read_text().endswith('''
+hipport_gpu_sources(
+  "main.hip"
+  "other.hip"
+)
+
+add_library(common_lib STATIC
+  "other.hip"
+)
+
+add_executable(main "main.hip")
+target_link_libraries(main PRIVATE common_lib)
+''')
+
+
+def test_included_units():
+    from hipport.cmake import included_units
+
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        root = _tree(Path(folder), {
+            "a.hip": '#include "b.hip"\n', "b.hip": "int b;\n",  # b is part of a
+            "c.hip": '#include "d.hip"\n', "d.hip": '#include "c.hip"\n',  # a cycle: both stay units
+            "e.hip": '#include "inc/f.h"\n', "inc/f.h": '#include "../g.hip"\n', "g.hip": "int g;\n",  # through a header
+        })
+        files = frozenset(["a.hip", "b.hip", "c.hip", "d.hip", "e.hip", "inc/f.h", "g.hip"])
+        assert included_units(root, ["a.hip", "b.hip", "c.hip", "d.hip", "e.hip", "g.hip"], files) == {"b.hip", "g.hip"}
+
+
+MAKEFILE_TREE = {
+    "Makefile": "# a small CUDA program\nNVCC ?= nvcc\nNVCCFLAGS := -g -G -std=c++14 -O0\n\n"
+                "all: saxpy\n\nsaxpy: main.o saxpy_kernel.o\n\t$(NVCC) $(NVCCFLAGS) -o $@ $^\n\n"
+                "%.o: %.cu\n\t$(NVCC) $(NVCCFLAGS) -c $< -o $@\n\n"
+                ".PHONY: all clean\nclean:\n\trm -f saxpy *.o\n",
+    "main.cu": '#include <cstdio>\nvoid run_saxpy(float a, float *x, float *y, int n);\n\n'
+               'int main() {\n  float *x, *y;\n  cudaMalloc(&x, 256 * sizeof(float));\n'
+               '  cudaMalloc(&y, 256 * sizeof(float));\n  run_saxpy(2.0f, x, y, 256);\n'
+               '  std::printf("%d\\n", __cplusplus == 201402L);\n  return 0;\n}\n',
+    "saxpy_kernel.cu": "__global__ void saxpy(float a, const float *x, float *y, int n) {\n"
+                       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = a * x[i] + y[i];\n}\n\n"
+                       "void run_saxpy(float a, float *x, float *y, int n) {\n"
+                       "  saxpy<<<(n + 127) / 128, 128>>>(a, x, y, n);\n  cudaDeviceSynchronize();\n}\n",
+}
+
+MAKEFILE_CMAKE = '''\
+cmake_minimum_required(VERSION 3.21)
+project(saxpy LANGUAGES CXX)
+include(${CMAKE_CURRENT_SOURCE_DIR}/cmake/HipportPlatform.cmake)
+hipport_enable_gpu_language()
+
+# C++14: the -std option of the Makefile
+set(CMAKE_CXX_STANDARD 14)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_${HIPPORT_GPU_LANGUAGE}_STANDARD 14)
+set(CMAKE_${HIPPORT_GPU_LANGUAGE}_STANDARD_REQUIRED ON)
+include_directories(${CMAKE_CURRENT_SOURCE_DIR})
+# Makefile asks for debug information of host and device code (-g -G): clang's -g
+# gives both; nvcc takes -G for device code
+add_compile_options(-g "$<$<COMPILE_LANGUAGE:CUDA>:-G>")
+
+# GPU sources (HIP on AMD, CUDA on NVIDIA): .hip files, and C++ files that use the HIP runtime
+# or launch kernels.
+hipport_gpu_sources(
+  "main.hip"
+  "saxpy_kernel.hip"
+)
+
+add_library(common_lib STATIC
+  "saxpy_kernel.hip"
+)
+
+add_executable(saxpy "main.hip")
+target_link_libraries(saxpy PRIVATE common_lib)
+'''
+
+
+def test_generated_build_keeps_the_makefile_program_name_standard_and_debug_flags(tmp_path):
+    out = tmp_path / "my_tree"
+    convert_tree(_tree(tmp_path / "src" / "my_tree", MAKEFILE_TREE), out)
+    text = (out / "CMakeLists.txt").read_text()
+    assert text.split("\n", 3)[3] == MAKEFILE_CMAKE
+
+
+@pytest.mark.parametrize("makefile, expected", [
+    # the one program of two mains is named by the stems of its sources
+    ("all: a b\na: a_main.o util.o\n\tnvcc -o $@ $^\nb: b_main.cu\n\tnvcc -std=gnu++1z -g $< -o b\n",
+     ("a", frozenset({"a_main", "util"}), "b", frozenset({"b_main"}), "17", True, False)),
+    # a computed output folder, an @-silenced recipe, an unknown function: nothing crashes
+    ("BUILD ?= out\nT := $(BUILD)/tool\n$(T): $(patsubst %.cu,%.o,$(wildcard *.cu))\n\t@$(CXX) -o $@ $^\n",
+     None),
+])
+def test_makefile_facts(tmp_path, makefile, expected):
+    from hipport.makefile_facts import read_makefile_facts
+
+    (tmp_path / "Makefile").write_text(makefile)
+    facts = read_makefile_facts(tmp_path)
+    if expected is None:  # $(CXX) is not defined in the file: the command is not a compiler's
+        assert facts.programs == () and facts.cxx_standard is None
+        return
+    (a, a_stems, b, b_stems, std, host_debug, device_debug) = expected
+    assert [(p.name, p.source_stems) for p in facts.programs] == [(a, a_stems), (b, b_stems)]
+    assert (facts.cxx_standard, facts.host_debug, facts.device_debug) == (std, host_debug, device_debug)
+    assert facts.program_for("b_main", 2) == "b" and facts.program_for("other", 2) is None
