@@ -113,7 +113,7 @@ def run_script(names: list[str], repo_from_out: str) -> str:
         "for soname in " + " ".join(RUNTIME_LIBS) + "; do",
         "  found=$(ldconfig -p 2>/dev/null | awk -v s=\"$soname\" '$1 == s {print $NF; exit}')",
         '  [ -n "$found" ] || found=$(timeout 60 find /usr /opt /usr/local /root /home -maxdepth 9 '
-        '-name "$soname" 2>/dev/null | head -n 1)',
+        '-name "$soname" -print -quit 2>/dev/null)',
         '  if [ -n "$found" ]; then echo "LIB: $soname at $found"; libdirs="$libdirs:$(dirname "$found")";',
         '  else echo "LIB: $soname not found"; fi',
         "done",
@@ -142,7 +142,7 @@ def run_script(names: list[str], repo_from_out: str) -> str:
         lines += [
             f'echo "=== {name}"',
             f'prog=./{name}',
-            f'if ldd "$prog" | grep -q "not found"; then ldd "$prog" | grep "not found" | sed "s/^/MISSING: /";'
+            f'missing=$(ldd "$prog" | grep "not found"); if [ -n "$missing" ]; then echo "$missing" | sed "s/^/MISSING: /";'
             f' rebuild_here {name} && prog=/tmp/corpus-projects-device/{name}/{name}.device; fi',
             f'timeout 60 "$prog"; rc=$?',
             f'echo "=== exit {name} $rc ($prog)"',

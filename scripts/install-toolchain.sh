@@ -267,7 +267,9 @@ for p in "${AMD_LIB_DEV_PKGS[@]}"; do
 done
 [ -d "$HIP_NV/usr/include/hip/nvidia_detail" ] || die "trixie libamdhip64-dev lacks hip/nvidia_detail"
 
-DEVLIB_DIR="$(ls -d "$DEVLIBS"/usr/lib/llvm-*/lib/clang/*/amdgcn/bitcode | head -n1)"
+# A glob, not `ls | head -n1`: under pipefail head's early exit can kill ls with SIGPIPE.
+devlib_dirs=("$DEVLIBS"/usr/lib/llvm-*/lib/clang/*/amdgcn/bitcode)
+DEVLIB_DIR="${devlib_dirs[0]}"
 [ -f "$DEVLIB_DIR/ocml.bc" ] || die "no ocml.bc under $DEVLIBS"
 
 # ---------------------------------------------------------------------------
@@ -520,7 +522,11 @@ EOF
           -gencode 'arch=compute_90,code=[sm_90,compute_90]' -O2 -diag-suppress 2810
           -Xcompiler -Wno-deprecated-declarations "$sc/vadd.hip" -o "$sc/vadd_nv" -lcublas -lcurand)
   "${nv_cmd[@]}" >"$sc/nv.log" 2>&1 || { cat "$sc/nv.log" >&2; die "self-check: NVIDIA compile failed: ${nv_cmd[*]}"; }
-  "$CUOBJDUMP" --list-elf "$sc/vadd_nv" | grep -q sm_90 || die "self-check: no sm_90 code in the NVIDIA binary"
+  # Into a file, then grep: `cuobjdump | grep -q` fails under pipefail whenever grep exits at
+  # its first match before cuobjdump has written everything (cuobjdump dies of SIGPIPE, 141).
+  "$CUOBJDUMP" --list-elf "$sc/vadd_nv" >"$sc/elf.txt" 2>&1 \
+    || { cat "$sc/elf.txt" >&2; die "self-check: cuobjdump --list-elf failed on the NVIDIA binary"; }
+  grep -q sm_90 "$sc/elf.txt" || die "self-check: no sm_90 code in the NVIDIA binary"
   # CMake: HIP language project, configure + build (link) for gfx90a, with a ROCm library
   # package (find_package(hipblas) also finds hip, amd_comgr, hsa-runtime64, hipblas-common).
   mkdir -p "$sc/cmake"

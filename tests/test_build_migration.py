@@ -232,6 +232,63 @@ def test_a_marker_on_the_line_silences_a_build_finding(tmp_path):
     assert [(f.line, f.rule_id, f.name) for f in report.findings] == [(4, "HP3001", "CMAKE_CUDA_COMPILER_ID")]
 
 
+EMPTY_COMPILER_MAKEFILE = (
+    "ifeq ($(USE_GPU),1)\n"
+    "NVCC := nvcc\n"
+    "else\n"
+    "NVCC :=\n"
+    "endif\n"
+    "\n"
+    "app: app.cu\n"
+    "\t$(NVCC) -O2 app.cu -o app\n")
+
+
+def test_an_empty_compiler_assignment_in_a_branch_is_migrated(tmp_path):
+    """``NVCC :=`` in the other branch of an ``ifeq`` (was an IndexError that stopped the whole
+    conversion): the nvcc assignment becomes hipcc, the empty one stays empty."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "Makefile").write_text(EMPTY_COMPILER_MAKEFILE)
+    (src / "app.cu").write_text("__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n")
+    result = convert_tree(src, tmp_path / "out", ConvertOptions(offload_archs=ARCHS))
+    assert (tmp_path / "out" / "Makefile").read_text() == EMPTY_COMPILER_MAKEFILE.replace(
+        "NVCC := nvcc", "NVCC := hipcc").replace("app.cu", "app.hip")
+    assert (tmp_path / "out" / "app.hip").is_file()
+    assert result.report.findings == []
+
+
+def test_a_build_file_whose_migration_fails_is_copied_with_hp3009(tmp_path, monkeypatch):
+    """A failure inside hipport's migration of one build file: that file is copied unchanged
+    with HP3009 at the line being migrated; the other build files and the sources convert."""
+    from hipport.buildfiles import makefile
+
+    real_map = makefile._MakefileMigration.map
+
+    def failing_map(self, words, certain, arch_done):
+        if any(w.text == "-DBOOM" for w in words):
+            raise KeyError("boom")
+        return real_map(self, words, certain, arch_done)
+
+    monkeypatch.setattr(makefile._MakefileMigration, "map", failing_map)
+    src = tmp_path / "src"
+    (src / "cmake_part").mkdir(parents=True)
+    broken = "NVCC := nvcc\nFLAGS := -O2\n\nall: app.cu\n\t$(NVCC) $(FLAGS) -DBOOM app.cu -o app\n"
+    (src / "Makefile").write_text(broken)
+    (src / "app.cu").write_text("__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n")
+    (src / "cmake_part" / "CMakeLists.txt").write_text("project(part LANGUAGES CXX CUDA)\nadd_executable(part part.cu)\n")
+    (src / "cmake_part" / "part.cu").write_text("__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n")
+    out = tmp_path / "out"
+    result = convert_tree(src, out, ConvertOptions(offload_archs=ARCHS))
+    assert (out / "Makefile").read_text() == broken
+    assert [(f.path, f.line, f.column, f.rule_id, f.message) for f in result.report.findings
+            if f.rule_id == "HP3009"] == [
+        ("Makefile", 5, 1, "HP3009", "the build file could not be read (hipport failed on this line with "
+                                     "KeyError: 'boom'; please report it); it was copied unchanged")]
+    assert "hipport_enable_gpu_language()" in (out / "cmake_part" / "CMakeLists.txt").read_text()
+    assert (out / "app.hip").is_file() and (out / "cmake_part" / "part.hip").is_file()
+    assert (out / "hipport-report.json").is_file()
+
+
 # ---------------------------------------------------------------------------------- real builds
 def _configure_and_build(toolchain, source: Path, build: Path, archs: tuple[str, ...]) -> None:
     configure = [str(toolchain.cmake), "-S", str(source), "-B", str(build),

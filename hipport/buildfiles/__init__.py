@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 
 from ..findings import Finding
 from ..rules import RuleSet
-from .cmakefile import (PLATFORM_MODULE, BuildOptions, Migration, ProjectFacts, has_project_command, migrate_cmake,
-                        scan_cmake)
+from .cmake_syntax import LineIndex
+from .cmakefile import (PLATFORM_MODULE, BuildOptions, Migration, ProjectFacts, has_project_command, internal_failure,
+                        migrate_cmake, scan_cmake)
 from .data import BuildRules, default_build_rules, load_build_rules
 from .makefile import migrate_makefile
 
@@ -112,7 +113,9 @@ def migrate_build_files(files: list[BuildFile], rules: RuleSet, options: BuildOp
         build_rules: the build rules (default: the shipped ``rules/build/``).
 
     Returns:
-        One result per file, in the order given.
+        One result per file, in the order given. A file hipport cannot read or migrate (invalid
+        CMake, or a failure inside hipport) comes back unchanged with its ``build-file-syntax``
+        finding (HP3009) at the line concerned; the other files are migrated as usual.
 
     Raises:
         hipport.rules.RuleError: the build rules are invalid.
@@ -131,10 +134,16 @@ def migrate_build_files(files: list[BuildFile], rules: RuleSet, options: BuildOp
         if f.rel not in texts:
             results.append(MigratedBuildFile(f.rel, f.data))
             continue
-        if build_file_kind(f.rel) == "cmake":
-            migration = migrate_cmake(texts[f.rel], f.rel, build_rules, options, facts[_project_of(f.rel, roots)])
-        else:
-            migration = migrate_makefile(texts[f.rel], f.rel, build_rules, options)
+        text = texts[f.rel]
+        try:
+            if build_file_kind(f.rel) == "cmake":
+                migration = migrate_cmake(text, f.rel, build_rules, options, facts[_project_of(f.rel, roots)])
+            else:
+                migration = migrate_makefile(text, f.rel, build_rules, options)
+        except Exception as error:  # noqa: BLE001 - the migrations catch their own; this is the last guard
+            migration = internal_failure(text, LineIndex(text), 0, error)
+        if any(note[0] == "build-file-syntax" for note in migration.notes):
+            migration = Migration(text, [n for n in migration.notes if n[0] == "build-file-syntax"])
         output = migration.text.encode("utf-8", "surrogateescape")
         results.append(MigratedBuildFile(
             f.rel, output, _findings(rules, f.rel, migration), output != f.data,

@@ -164,6 +164,7 @@ class _CMakeMigration:
         self.cuda_form_edits: list[TextEdit] = []
         # spans of option commands whose options are clang's (HIP twins, conditions mapped in place)
         self.hip_spans: list[tuple[int, int]] = []
+        self.at = 0  # offset of the command being migrated (where an internal error is reported)
 
     # ------------------------------------------------------------------ helpers
     def note(self, check: str, offset: int, **fields: str) -> None:
@@ -275,7 +276,9 @@ class _CMakeMigration:
         if self.has_enable:
             self.found.enables_cuda = self.found.uses_cuda = True
         for command in commands:
+            self.at = command.start
             self.command(command)
+        self.at = 0
         text = self.text
         pieces, position = [], 0
         inserts = []
@@ -994,7 +997,7 @@ def _genex_regions(text: str) -> list[tuple[int, int]]:
                 if depth == 0:
                     break
             j += 1
-        regions.append((start, j + 1))
+        regions.append((start, min(j + 1, len(text))))
         i = j + 1
 
 
@@ -1006,8 +1009,8 @@ def _cuda_condition_body(text: str, start: int, end: int) -> tuple[int, int] | N
     """(start, end) of the option list of the generator expression ``text[start:end]`` when
     its condition holds only for CUDA: ``$<$<COMPILE_LANGUAGE:CUDA>:...>``,
     ``$<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:X>>:...>`` (not under NOT or OR); else None."""
-    if not text.startswith("$<$<", start):
-        return None
+    if not text.startswith("$<$<", start) or end > len(text) or text[end - 1] != ">":
+        return None  # not a condition, or an unterminated generator expression
     depth, i = 0, start + 2
     while i < end:  # the condition: one generator expression
         if text.startswith("$<", i):
@@ -1042,7 +1045,7 @@ def scan_cmake(text: str, path: str, rules: BuildRules, options: BuildOptions) -
     """
     try:
         return _CMakeMigration(text, path, rules, options, None).run().facts
-    except CMakeSyntaxError:
+    except Exception:  # noqa: BLE001 - migrate_cmake reports the same file's problem (HP3009)
         return ProjectFacts()
 
 
@@ -1066,10 +1069,22 @@ def migrate_cmake(text: str, path: str, rules: BuildRules, options: BuildOptions
         facts: the project's facts (:func:`scan_cmake` of every CMake file, merged).
 
     Returns:
-        The migrated text and the findings' notes. A file that is not valid CMake comes back
-        unchanged with one ``build-file-syntax`` note at the offending line.
+        The migrated text and the findings' notes. A file that is not valid CMake, or one whose
+        migration fails inside hipport, comes back unchanged with one ``build-file-syntax`` note
+        at the offending line (for an internal failure: the command being migrated).
     """
+    migration = _CMakeMigration(text, path, rules, options, facts)
     try:
-        return _CMakeMigration(text, path, rules, options, facts).run()
+        return migration.run()
     except CMakeSyntaxError as error:
         return Migration(text, [("build-file-syntax", error.line, error.column, {"problem": error.message})])
+    except Exception as error:  # noqa: BLE001 - one build file must never stop the conversion
+        return internal_failure(text, migration.lines, migration.at, error)
+
+
+def internal_failure(text: str, lines: LineIndex, offset: int, error: Exception) -> Migration:
+    """The result for a build file whose migration raised ``error`` (a hipport bug) while at
+    ``offset`` of ``text``: the text unchanged and one ``build-file-syntax`` note there."""
+    line, column = lines.position(min(max(offset, 0), len(text)))
+    problem = f"hipport failed on this line with {type(error).__name__}: {error}; please report it"
+    return Migration(text, [("build-file-syntax", line, column, {"problem": problem})])

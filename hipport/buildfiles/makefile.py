@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from .cmake_syntax import LineIndex
-from .cmakefile import BuildOptions, Migration
+from .cmakefile import BuildOptions, Migration, internal_failure
 from .data import BuildRules
 from .flags import TextEdit, Word, map_nvcc_flags, split_words
 
@@ -88,6 +88,7 @@ class _MakefileMigration:
         self.edits: list[TextEdit] = []
         self.notes: list[tuple[str, int, int, dict[str, str]]] = []
         self.reported_lines: set[int] = set()
+        self.at = 0  # offset of the line being migrated (where an internal error is reported)
 
     def note(self, check: str, offset: int, **fields: str) -> None:
         line, column = self.index.position(offset)
@@ -105,6 +106,7 @@ class _MakefileMigration:
         """(line, variable, offset where the value starts) of every variable assignment."""
         found = []
         for line in self.lines:
+            self.at = line.start
             if line.recipe:
                 continue
             match = _ASSIGNMENT.match(self.text, line.start, line.code_end)
@@ -143,6 +145,7 @@ class _MakefileMigration:
                      if (ws := self.words(value, line.code_end)) and self.is_nvcc(ws[0].text, set())}
         flag_vars = set(self.rules.make_flag_variables)
         for line in self.lines:
+            self.at = line.start
             if line.recipe:
                 for _, args in self.commands(line, compilers):
                     flag_vars.update(m.group(1) for w in args for m in _REFERENCE.finditer(w.text))
@@ -164,10 +167,14 @@ class _MakefileMigration:
         arch_done: dict[str, list[bool]] = {}
         handled_lines: set[int] = set()
         for line, name, value in assignments:
+            self.at = line.start
             words = self.words(value, line.code_end)
             if name in compilers:
                 handled_lines.add(line.start)
-                self.edit(words[0].start, words[0].end, self.rules.make_compiler)
+                # an assignment of the compiler variable may be empty (NVCC := in one branch of
+                # an ifeq) or name another compiler there (NVCC := g++): only nvcc is replaced
+                if words and self.is_nvcc(words[0].text, set()):
+                    self.edit(words[0].start, words[0].end, self.rules.make_compiler)
                 self.map(words, True, arch_done.setdefault(name, [False]))
             elif name in flag_vars:
                 handled_lines.add(line.start)
@@ -178,6 +185,7 @@ class _MakefileMigration:
                                                                       "or remove it where only CUDA needed it")
                 handled_lines.add(line.start)
         for line in self.lines:
+            self.at = line.start
             if line.recipe:
                 commands = self.commands(line, compilers)
                 for compiler, args in commands:
@@ -258,6 +266,7 @@ class _MakefileMigration:
     def leftovers(self) -> None:
         """Report lines that still name nvcc or NVIDIA architectures outside the edits."""
         for line in self.lines:
+            self.at = line.start
             for match in _LEFTOVER.finditer(self.text, line.start, line.code_end):
                 if any(e.start <= match.start() < max(e.end, e.start + 1) for e in self.edits):
                     continue
@@ -281,6 +290,12 @@ def migrate_makefile(text: str, path: str, rules: BuildRules, options: BuildOpti
         options: the AMD architectures and ``--target-libs``.
 
     Returns:
-        The migrated text and the findings' notes (line, column, check, fields).
+        The migrated text and the findings' notes (line, column, check, fields). A file whose
+        migration fails inside hipport comes back unchanged with one ``build-file-syntax`` note
+        at the line being migrated.
     """
-    return _MakefileMigration(text, path, rules, options).run()
+    migration = _MakefileMigration(text, path, rules, options)
+    try:
+        return migration.run()
+    except Exception as error:  # noqa: BLE001 - one build file must never stop the conversion
+        return internal_failure(text, migration.index, migration.at, error)
