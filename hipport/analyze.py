@@ -33,6 +33,7 @@ from .parse import error_regions, macro_body_non_code
 from .rules import Mapping, RuleSet
 from .device_context import analyze_device_context, device_code
 from .register_keyword import analyze_register_keyword
+from .overloads import analyze_overloads
 from .warp import analyze_warps
 
 HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
@@ -669,6 +670,7 @@ def analyze_file(
     if b"main" in source:
         _find_main(ctx)
     analyze_warps(ctx, fix)
+    analyze_overloads(ctx)
     analyze_device_context(ctx)
     analyze_register_keyword(ctx, fix)
     if is_cuda_unit and not headers & RUNTIME_HEADERS:

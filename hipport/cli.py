@@ -273,6 +273,9 @@ def describe_mapping(mapping, calls=()) -> str:
             rows.append(("rewrite", f"argument {call.argument + 1} becomes {call.wrap.replace('{}', '<argument>')}"))
     if mapping.note:
         rows.append(("note", mapping.note))
+    if mapping.hip_lacks:
+        rows.append(("HIP lacks", "; ".join(f"{mapping.cuda}({s})" for s in mapping.hip_lacks) + " (HP2015)"))
+        rows.append(("instead", mapping.overload_fix))
     rows.append(("defined at", f"{mapping.path}:{mapping.line}"))
     width = max(len(key) for key, _ in rows)
     return "\n".join(f"{key.ljust(width)}  {value}" for key, value in rows)

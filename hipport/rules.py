@@ -78,6 +78,11 @@ class Mapping:
         roc_status: the status under ``--target-libs=roc`` when written in the data, else "".
         roc_library: the family's ROCm library (``rocBLAS``); "" when the family has no roc
             names, so ``--target-libs=roc`` keeps the HIP name.
+        hip_lacks: the CUDA overloads HIP lacks, for a function HIP declares for fewer argument
+            types than CUDA (field ``overloads``): each the parameter types as CUDA's headers
+            spell them, comma-separated (``const float *``); empty for every other entry.
+        overload_fix: what to write instead where an overload is missing ("" without one).
+        report_unknown_type: report a call whose first argument's type hipport cannot read.
     """
 
     cuda: str
@@ -93,6 +98,9 @@ class Mapping:
     roc: str | None = None
     roc_status: str = ""
     roc_library: str = ""
+    hip_lacks: tuple[str, ...] = ()
+    overload_fix: str = ""
+    report_unknown_type: bool = False
 
     def target(self, target_libs: str = "hip") -> tuple[str | None, str]:
         """(replacement name or None, status) for ``target_libs`` (one of :data:`TARGET_LIBS`).
@@ -231,6 +239,7 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "warp-synchronous": frozenset({"name", "condition"}),
     "cuda-version-macro": frozenset({"name"}),
     "image-api-gfx94x": frozenset({"name"}),
+    "missing-overload": frozenset({"name", "type", "lacks", "fix"}),
     "host-api-in-device-code": frozenset({"name", "hip", "function", "kind", "origin", "advice"}),
     "host-api-in-host-device-code": frozenset({"name", "hip", "function", "kind", "origin", "advice"}),
     "register-keyword": frozenset({"name", "where"}),
@@ -338,6 +347,12 @@ class RuleSet:
         prefixes = sorted({name[:CANDIDATE_PREFIX_LENGTH] for name in names}, key=lambda p: (-len(p), p))
         alternatives = b"|".join(re.escape(p.encode("ascii")) for p in prefixes) or b"(?!)"
         return re.compile(rb"(?:" + alternatives + rb")[A-Za-z0-9_]*")
+
+    @cached_property
+    def missing_overloads(self) -> dict[str, Mapping]:
+        """CUDA function name -> its entry, for the functions HIP declares for fewer argument
+        types than CUDA (entries with ``hip_lacks``; see :mod:`hipport.overloads`)."""
+        return {name: m for name, m in self.identifiers.items() if m.hip_lacks}
 
     @cached_property
     def scanned_identifiers(self) -> dict[str, Mapping]:
@@ -497,11 +512,19 @@ def _parse_rule_file(path: Path, raw: bytes) -> RuleFileContent:
             family=family, section=entry.get("section", ""), note=entry.get("note", ""),
             versions={k: entry[k] for k in VERSION_FIELDS if k in entry},
             path=str(path), line=line, roc=entry.get("roc"), roc_status=entry.get("roc_status", ""),
-            roc_library=roc_library,
+            roc_library=roc_library, **_overload_fields(entry.get("overloads")),
         ))
     info = Family(family, data["title"], data["source"], roc_library, data.get("upstream", {}), str(path),
                   data.get("versions_of", "CUDA"), data.get("cpp_namespace", ""))
     return RuleFileContent(mappings=mappings, family=info)
+
+
+def _overload_fields(overloads: dict | None) -> dict[str, Any]:
+    """The :class:`Mapping` fields of an entry's ``overloads`` (see the mappings schema)."""
+    if not overloads:
+        return {}
+    return {"hip_lacks": tuple(overloads["hip_lacks"]), "overload_fix": overloads["fix"],
+            "report_unknown_type": overloads.get("unknown_type") == "report"}
 
 
 def _cache_dir() -> Path | None:
@@ -526,7 +549,8 @@ def _from_cache(path: Path, cached: dict) -> RuleFileContent:
     where = str(path)
     family = cached["family"]
     return RuleFileContent(
-        [Mapping(*fields[:8], path=where, line=fields[8], roc=fields[9], roc_status=fields[10], roc_library=fields[11])
+        [Mapping(*fields[:8], path=where, line=fields[8], roc=fields[9], roc_status=fields[10], roc_library=fields[11],
+                 hip_lacks=tuple(fields[12]), overload_fix=fields[13], report_unknown_type=fields[14])
          for fields in cached["mappings"]],
         [Check(*fields, path=where, line=line) for *fields, line in cached["checks"]],
         [PtxEquivalent(*fields, path=where, line=line) for *fields, line in cached["ptx"]],
@@ -539,7 +563,8 @@ def _from_cache(path: Path, cached: dict) -> RuleFileContent:
 def _to_cache(content: RuleFileContent) -> dict:
     return {
         "mappings": [[m.cuda, m.hip, m.kind, m.status, m.family, m.section, m.note, m.versions, m.line,
-                      m.roc, m.roc_status, m.roc_library] for m in content.mappings],
+                      m.roc, m.roc_status, m.roc_library, list(m.hip_lacks), m.overload_fix, m.report_unknown_type]
+                     for m in content.mappings],
         "family": ([content.family.id, content.family.title, content.family.source, content.family.roc_library,
                     content.family.upstream, content.family.versions_of, content.family.cpp_namespace]
                    if content.family else None),

@@ -74,7 +74,7 @@ STATUSES = ("supported", "unsupported", "deprecated", "removed", "experimental")
 
 #: Order of keys in every emitted flow mapping.
 KEY_ORDER = (
-    "cuda", "hip", "roc", "kind", "status", "roc_status", "section", "note",
+    "cuda", "hip", "roc", "kind", "status", "roc_status", "section", "note", "overloads",
     "cuda_added", "cuda_deprecated", "cuda_changed", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_changed", "hip_removed",
     "roc_added", "roc_deprecated", "roc_changed", "roc_removed",
@@ -580,6 +580,77 @@ def _hip_declares(pairs: Iterable[tuple[str, str]], header: str = "hip/hip_runti
             for cuda, hip in pairs}
 
 
+#: The 30 scalar and vector element types of CUDA 12.4's ``__ldg``/``__ldcs``/``__ldcg``/``__ldca``
+#: overloads (sm_32_intrinsics.h), bfloat16 (cuda_bf16.h) and half (cuda_fp16.h) aside.
+_LOAD_TYPES = ("long", "unsigned long", "char", "signed char", "short", "int", "long long", "char2", "char4",
+               "short2", "short4", "int2", "int4", "longlong2", "unsigned char", "unsigned short", "unsigned int",
+               "unsigned long long", "uchar2", "uchar4", "ushort2", "ushort4", "uint2", "uint4", "ulonglong2",
+               "float", "double", "float2", "float4", "double2")
+_BF16_TYPES = ("__nv_bfloat162", "__nv_bfloat16")
+
+
+def _overloads(fix: str, *hip_lacks: str, unknown_type: str = "") -> dict[str, dict[str, object]]:
+    """The ``overloads`` field of a :data:`HIP_FIXES` entry: the CUDA overloads HIP 6.4.3 lacks
+    (parameter types as in tests/fixtures/device_overloads/cuda-12.4.yaml), what to write
+    instead, and whether a call with an argument of unreadable type is reported."""
+    value: dict[str, object] = {"hip_lacks": list(hip_lacks), "fix": fix}
+    if unknown_type:
+        value["unknown_type"] = unknown_type
+    return {"overloads": value}
+
+
+def _bf16_only(name: str, arity: int, fix: str) -> tuple[str, dict[str, dict[str, object]]]:
+    """A half-precision function HIP 6.4.3 declares for __half(2) but not for CUDA's bfloat16."""
+    type_ = "__nv_bfloat162" if "2" in name.removeprefix("__h") else "__nv_bfloat16"
+    return name, _overloads(fix, ", ".join([type_] * arity))
+
+
+#: Device functions HIP 6.4.3 declares for fewer argument types than CUDA 12.4 (found by
+#: tests/test_device_mappings_compile.py, which compiles every CUDA overload for gfx90a and checks
+#: these lists are exact). HIP's headers: hip/amd_detail/amd_hip_fp16.h:1079-1098 (``__ldcs``,
+#: ``__ldcg``, ``__ldca`` for __half and __half2 only), hip/amd_detail/hip_ldg.h (``__ldg``, no
+#: ushort4 or bfloat16), amd_hip_atomic.h (no vector, half or bfloat16 ``atomicAdd``, no signed
+#: 64-bit bitwise atomics, no 16-bit ``atomicCAS``), amd_hip_bf16.h (no saturating, NaN-propagating
+#: or unordered-compare bfloat16 functions), clang's __clang_hip_math.h (``sincos``/``sincospi``
+#: for double only; no ``fma`` with a rounding mode).
+_MISSING_OVERLOADS: dict[str, dict[str, object]] = {
+    **{name: _overloads(
+        f"HIP has {name} only for __half and __half2 (a plain load there); for other types write "
+        + ("__builtin_nontemporal_load(p), clang's streaming load" if name == "__ldcs" else "*p (or __ldg(p))"),
+        *(f"const {t} *" for t in _LOAD_TYPES + _BF16_TYPES), unknown_type="report")
+       for name in ("__ldcs", "__ldcg", "__ldca")},
+    "__ldg": _overloads("Write *p: HIP's __ldg is a plain load (hip/amd_detail/hip_ldg.h)",
+                        *(f"const {t} *" for t in ("ushort4",) + _BF16_TYPES)),
+    "atomicAdd": _overloads(
+        "Add the components one by one (atomicAdd on float); for __half2 HIP has unsafeAtomicAdd(__half2 *, "
+        "__half2) (amd_hip_fp16.h), for __half and bfloat16 an atomicCAS loop on the aligned 32-bit word",
+        *(f"{t} *, {t}" for t in ("float2", "float4", "__half2", "__half") + _BF16_TYPES)),
+    "atomicAdd_system": _overloads("Add the components one by one with atomicAdd_system on float",
+                                   *(f"{t} *, {t}" for t in ("float2", "float4"))),
+    **{name: _overloads(f"Cast to unsigned long long: HIP has {name}(unsigned long long *, unsigned long long), "
+                        "the same bits", "long long *, long long")
+       for name in ("atomicAnd", "atomicOr", "atomicXor", "atomicAnd_system", "atomicOr_system",
+                    "atomicXor_system")},
+    "atomicCAS": _overloads("CAS the aligned 32-bit word that holds the value (atomicCAS on unsigned int)",
+                            "unsigned short *, unsigned short, unsigned short"),
+    "fma": _overloads("Write __fma_rn(a, b, c) for round-to-nearest; HIP has no fma with another rounding mode",
+                      "double, double, double, enum cudaRoundMode"),
+    "sincos": _overloads("Call sincosf for float arguments", "float, float *, float *"),
+    "sincospi": _overloads("Call sincospif for float arguments", "float, float *, float *"),
+    **{name: _overloads(f"HIP has {name} only for __hip_bfloat162; for __half2 apply __hmax/__hmin to "
+                        "__low2half and __high2half and join them with __halves2half2", "__half2, __half2")
+       for name in ("__hmax2", "__hmin2")},
+    **dict(_bf16_only(name, 3 if "fma" in name else 2,
+                      "HIP declares it for __half only: compute in float (__bfloat162float / __float22bfloat162_rn)"
+                      + (", clamping to [0, 1] with __saturatef" if "sat" in name else
+                         ", where a NaN operand gives NaN" if "nan" in name else
+                         ", where an unordered comparison is also true for NaN operands"))
+           for name in ("__hadd_sat", "__hsub_sat", "__hmul_sat", "__hfma_sat", "__hadd2_sat", "__hsub2_sat",
+                        "__hmul2_sat", "__hfma2_sat", "__hmax_nan", "__hmin_nan", "__hequ2", "__hneu2",
+                        "__hgeu2", "__hgtu2", "__hleu2", "__hltu2")),
+}
+
+
 #: Corrections to HIPIFY's facts, by family and CUDA name, found by checking the ``hip`` and
 #: ``roc`` names against the headers of HIP 6.4 (Debian's libamdhip64-dev 6.4.3), of the ROCm
 #: 6.4 libraries (Debian sid's -dev packages) and of ROCm/hipDNN (``--hip-include``), and by
@@ -720,6 +791,7 @@ HIP_FIXES: dict[str, dict[str, dict[str, str | None]]] = {
         },
     },
     "cuda_device": {
+        **_MISSING_OVERLOADS,
         "__nv_bfloat16": {
             "hip": "__hip_bfloat16",
             "note": "HIPIFY maps this to hip_bfloat16 (hip/hip_bfloat16.h, a different struct); "
@@ -1258,8 +1330,17 @@ def render_entry(entry: dict[str, str]) -> str:
     unknown = set(entry) - set(KEY_ORDER)
     if unknown:
         raise ValueError(f"unknown keys {sorted(unknown)} in {entry}")
-    parts = [f"{k}: {yaml_scalar(entry[k])}" for k in KEY_ORDER if entry.get(k)]
+    parts = [f"{k}: {_flow_value(entry[k])}" for k in KEY_ORDER if entry.get(k)]
     return "  - {" + ", ".join(parts) + "}"
+
+
+def _flow_value(value) -> str:
+    """A scalar (:func:`yaml_scalar`), a list or a mapping (``overloads``) as YAML flow text."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_flow_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_flow_value(v) for v in value) + "]"
+    return yaml_scalar(value)
 
 
 def render_upstream(counts: dict[str, object]) -> str:
