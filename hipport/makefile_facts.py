@@ -26,7 +26,7 @@ _RULE = re.compile(r"^([^:=#\t][^:=#]*?)\s*::?(?!=)(.*)$")
 #: -std values -> the standard number CMake's CXX_STANDARD / HIP_STANDARD / CUDA_STANDARD takes.
 _STANDARDS = {"98": "98", "03": "98", "11": "11", "0x": "11", "14": "14", "1y": "14", "17": "17", "1z": "17",
               "20": "20", "2a": "20", "23": "23", "2b": "23"}
-_STD = re.compile(r"^--?std=(?:c|gnu)\+\+(\w+)$")
+_STD = re.compile(r"^--?std=(c|gnu)\+\+(\w+)$")
 #: Debug options of nvcc and host compilers: -g (host), -G / --device-debug (device).
 _HOST_DEBUG = {"-g", "--debug", "-ggdb", "-g3"}
 _DEVICE_DEBUG = {"-G", "--device-debug"}
@@ -49,6 +49,7 @@ class MakefileFacts:
         path: the Makefile, relative to the tree (``Makefile``).
         programs: the programs it links, in file order.
         cxx_standard: ``14`` for ``-std=c++14`` (the first on a compile command), or None.
+        gnu_extensions: that option names a ``gnu++`` standard (``-std=gnu++14``), not ``c++``.
         host_debug: a compile command has ``-g``.
         device_debug: a compile command has nvcc's ``-G`` (``--device-debug``).
     """
@@ -56,6 +57,7 @@ class MakefileFacts:
     path: str
     programs: tuple[MakefileProgram, ...] = ()
     cxx_standard: str | None = None
+    gnu_extensions: bool = False
     host_debug: bool = False
     device_debug: bool = False
 
@@ -185,7 +187,7 @@ def read_makefile_facts(tree: Path) -> MakefileFacts | None:
                 phony.update(prerequisites)
             rules.append((targets, prerequisites, recipe))
     programs: list[MakefileProgram] = []
-    standard, host_debug, device_debug = None, False, False
+    standard, gnu, host_debug, device_debug = None, False, False, False
     for targets, prerequisites, recipe in rules:
         for target in targets:
             auto = {"@": target, "<": prerequisites[0] if prerequisites else "", "^": " ".join(prerequisites),
@@ -201,9 +203,9 @@ def read_makefile_facts(tree: Path) -> MakefileFacts | None:
                 compiles = "-c" in words or "--compile" in words or "-dc" in words
                 for index, word in enumerate(words):
                     std = _STD.match(word) or (word in ("-std", "--std") and index + 1 < len(words)
-                                               and re.fullmatch(r"(?:c|gnu)\+\+(\w+)", words[index + 1]))
-                    if std and standard is None:
-                        standard = _STANDARDS.get(std.group(1))
+                                               and re.fullmatch(r"(c|gnu)\+\+(\w+)", words[index + 1]))
+                    if std and standard is None and std.group(2) in _STANDARDS:
+                        standard, gnu = _STANDARDS[std.group(2)], std.group(1) == "gnu"
                     host_debug = host_debug or word in _HOST_DEBUG
                     device_debug = device_debug or word in _DEVICE_DEBUG
                 if compiles or "%" in target or target.startswith(".") or target in phony:
@@ -217,4 +219,4 @@ def read_makefile_facts(tree: Path) -> MakefileFacts | None:
                          if w.endswith((".cu", ".cpp", ".cc", ".cxx", ".c", ".o"))}
                 if name and all(p.name != name for p in programs):
                     programs.append(MakefileProgram(name, frozenset(stems)))
-    return MakefileFacts(path.name, tuple(programs), standard, host_debug, device_debug)
+    return MakefileFacts(path.name, tuple(programs), standard, gnu, host_debug, device_debug)

@@ -408,6 +408,8 @@ set(CMAKE_CXX_STANDARD 14)
 set(CMAKE_CXX_STANDARD_REQUIRED ON)
 set(CMAKE_${HIPPORT_GPU_LANGUAGE}_STANDARD 14)
 set(CMAKE_${HIPPORT_GPU_LANGUAGE}_STANDARD_REQUIRED ON)
+set(CMAKE_CXX_EXTENSIONS OFF)
+set(CMAKE_${HIPPORT_GPU_LANGUAGE}_EXTENSIONS OFF)
 include_directories(${CMAKE_CURRENT_SOURCE_DIR})
 # Makefile asks for debug information of host and device code (-g -G): clang's -g
 # gives both; nvcc takes -G for device code
@@ -439,7 +441,7 @@ def test_generated_build_keeps_the_makefile_program_name_standard_and_debug_flag
 @pytest.mark.parametrize("makefile, expected", [
     # the one program of two mains is named by the stems of its sources
     ("all: a b\na: a_main.o util.o\n\tnvcc -o $@ $^\nb: b_main.cu\n\tnvcc -std=gnu++1z -g $< -o b\n",
-     ("a", frozenset({"a_main", "util"}), "b", frozenset({"b_main"}), "17", True, False)),
+     ("a", frozenset({"a_main", "util"}), "b", frozenset({"b_main"}), "17", True, True, False)),
     # a computed output folder, an @-silenced recipe, an unknown function: nothing crashes
     ("BUILD ?= out\nT := $(BUILD)/tool\n$(T): $(patsubst %.cu,%.o,$(wildcard *.cu))\n\t@$(CXX) -o $@ $^\n",
      None),
@@ -452,7 +454,8 @@ def test_makefile_facts(tmp_path, makefile, expected):
     if expected is None:  # $(CXX) is not defined in the file: the command is not a compiler's
         assert facts.programs == () and facts.cxx_standard is None
         return
-    (a, a_stems, b, b_stems, std, host_debug, device_debug) = expected
+    (a, a_stems, b, b_stems, std, gnu, host_debug, device_debug) = expected
     assert [(p.name, p.source_stems) for p in facts.programs] == [(a, a_stems), (b, b_stems)]
-    assert (facts.cxx_standard, facts.host_debug, facts.device_debug) == (std, host_debug, device_debug)
+    assert (facts.cxx_standard, facts.gnu_extensions, facts.host_debug, facts.device_debug) == (
+        std, gnu, host_debug, device_debug)
     assert facts.program_for("b_main", 2) == "b" and facts.program_for("other", 2) is None
