@@ -1,22 +1,44 @@
-"""Wavefront-size analysis (hipport/warp.py): flagged inputs, the widened mask, and inputs that
-must not be flagged."""
+"""Wavefront-size analysis and ``--fix`` (hipport/warp.py): flagged inputs, the all-or-nothing
+rewrite per function (issue 11, point 3), ``warpSize`` as a constant expression (point 4), and
+inputs that must not be flagged.
+
+The fixtures in tests/fixtures/warp/ are complete programs (original.cu); for each, fixed.hip is
+the exact ``convert --fix`` output, findings-port.txt and findings-fix.txt the exact HP11xx
+findings without and with --fix. old_fix.hip is what --fix wrote before issue 11 (the half-fixed
+code the issue describes); tests/test_warp_emulated.py runs them all in the wavefront emulator.
+"""
 
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
 from hipport.convert import ConvertOptions, convert_tree
 
+FIXTURES = Path(__file__).parent / "fixtures" / "warp"
+CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "original.cu").exists())
+#: A function that --fix rewrote has none of these left (HP1101 is the always-applied widening).
+ASSUMPTIONS = ("HP1102", "HP1103", "HP1104", "HP1105", "HP1106", "HP1110", "HP1112", "HP1113")
 
-def port(tmp_path, body, fix=False):
-    src = tmp_path / "k.cpp"
+
+def port(tmp_path, body, fix=False, name="k.cpp"):
+    src = tmp_path / name
     src.write_text(body)
-    convert_tree(src, tmp_path / "out", ConvertOptions(fix=fix))
-    report = json.loads((tmp_path / "out" / "hipport-report.json").read_text())
-    return (tmp_path / "out" / "k.cpp").read_text(), [f"{f['line']}:{f['column']} {f['rule_id']} {f['message']}"
-                                                       for f in report["findings"]]
+    out = tmp_path / ("fixed" if fix else "out")
+    convert_tree(src, out, ConvertOptions(fix=fix))
+    report = json.loads((out / "hipport-report.json").read_text())
+    return (out / (name[:-3] + ".hip" if name.endswith(".cu") else name)).read_text(), [f"{f['line']}:{f['column']} {f['rule_id']} {f['message']}"
+                                      for f in report["findings"] if f["rule_id"].startswith("HP11")]
+
+
+def convert_fixture(case: str, tmp_path: Path, fix: bool) -> tuple[str, list[str]]:
+    out = tmp_path / (case + ("-fix" if fix else "-port"))
+    report = convert_tree(FIXTURES / case / "original.cu", out, ConvertOptions(fix=fix)).report
+    return (out / "original.hip").read_text(), [f"{f.line}:{f.column} {f.rule_id} {f.message}"
+                                                 for f in report.findings if f.rule_id.startswith("HP11")]
 
 
 def test_full_masks_are_widened_and_reported(tmp_path):
@@ -65,11 +87,11 @@ def test_lane_arithmetic_literals(tmp_path):
         "  int warp = threadIdx.x >> 5;\n"
         "  int lane2 = threadIdx.x & 0x1f;\n"
         "  int w = threadIdx.x / 32;\n"
-        "  if (laneId == 31) out[warp] = lane + lane2 + w;\n"
+        "  if (laneId == 31) out[warp] = lane + lane2 + w + blockDim.x / 32 + blockDim.x * 32;\n"
         "}\n"))
     assert [f.split(": the literal")[0] for f in findings] == [
         "2:28 HP1103 threadIdx.x % 32", "3:29 HP1103 threadIdx.x >> 5", "4:29 HP1103 threadIdx.x & 0x1f",
-        "5:25 HP1103 threadIdx.x / 32", "6:17 HP1103 laneId == 31"]
+        "5:25 HP1103 threadIdx.x / 32", "6:17 HP1103 laneId == 31", "6:65 HP1103 blockDim.x / 32"]
 
 
 def test_shuffle_loop_from_16_and_warp_constants_and_shared_arrays(tmp_path):
@@ -84,8 +106,10 @@ def test_shuffle_loop_from_16_and_warp_constants_and_shared_arrays(tmp_path):
         "  return v + partial[0] + per_warp[0];\n"
         "}\n"))
     assert [f.split(" ", 2)[:2] for f in findings] == [
-        ["1:1", "HP1105"], ["2:15", "HP1105"], ["3:1", "HP1105"], ["5:28", "HP1106"], ["6:29", "HP1106"],
+        ["1:9", "HP1105"], ["2:15", "HP1105"], ["3:1", "HP1105"], ["5:28", "HP1106"], ["6:29", "HP1106"],
         ["7:21", "HP1104"]]
+    assert findings[-1] == ("7:21 HP1104 shuffle reduction starts at offset 16 (for (int offset = 16; offset > 0; "
+                            "offset >>= 1)): on a 64-wide wavefront lanes 32-63 are never combined")
 
 
 @pytest.mark.parametrize("body", [
@@ -97,52 +121,293 @@ def test_shuffle_loop_from_16_and_warp_constants_and_shared_arrays(tmp_path):
     'const char* s = "__shfl_sync(0xffffffff, v, 0)";\n',
     "unsigned long long mask = __ballot_sync(0xffffffffffffffffULL, p);\n",
     "uint64_t m = __activemask(); int n = __popcll(m);\n",
+    "int bits = 1u << 4; int k = total << 5;\n",                         # shifts that are no lane masks
+    "int pixels = blockDim.x * 32;\n",                                   # blockDim counts warps only by / 32
+    "for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_xor(v, o);\n",
     "#define BLOCK_SIZE 32\n",
 ])
 def test_inputs_that_must_not_be_flagged(tmp_path, body):
-    text, findings = port(tmp_path, "__device__ void f(bool p, float v, int total) {\n" + body + "}\n"
-                          if not body.startswith("#") else body)
-    assert [f for f in findings if " HP11" in f] == []
+    for fix in (False, True):
+        text, findings = port(tmp_path, "__device__ void f(bool p, float v, int total) {\n" + body + "}\n"
+                              if not body.startswith("#") else body, fix=fix)
+        assert findings == []
 
 
-def test_fix_applies_the_safe_rewrites(tmp_path):
-    text, findings = port(tmp_path, fix=True, body=(
-        "__global__ void k(int* out, bool p) {\n"
-        "  unsigned mask = __ballot_sync(0xffffffff, p);\n"
-        "  int voters = __popc(__ballot_sync(mask, p));\n"
+# -- --fix: all or nothing per function (issue 11, point 3) ---------------------------------------
+
+@pytest.mark.parametrize("case", CASES)
+def test_fixture_fix_output_is_exact(case, tmp_path):
+    text, findings = convert_fixture(case, tmp_path, fix=True)
+    assert text == (FIXTURES / case / "fixed.hip").read_text()
+    assert findings == (FIXTURES / case / "findings-fix.txt").read_text().splitlines()
+    _, plain = convert_fixture(case, tmp_path, fix=False)
+    assert plain == (FIXTURES / case / "findings-port.txt").read_text().splitlines()
+
+
+def test_issue_input_1_ballot_rank_fixed_whole(tmp_path):
+    """The issue's first input: the mask, __popc, 1u << lane and the lane all change together."""
+    text, findings = convert_fixture("ballot_rank", tmp_path, fix=True)
+    kernel = text.split("__global__ void compact_positive")[1].split("\n}\n")[0]
+    assert "    int lane = threadIdx.x % warpSize;\n" in kernel
+    assert "    unsigned long long m = __ballot_sync(0xffffffffffffffffULL, x > 0);\n" in kernel
+    assert "    int rank = __popcll(m & ((1ull << lane) - 1));\n" in kernel
+    assert "    if (lane == 0) warp_counts[wid] = __popcll(m);\n" in kernel
+    assert "    __shared__ int warp_counts[32];\n" in kernel  # one slot per warp: 32 is enough at both widths
+    assert "        for (int w = 0; w < (blockDim.x + warpSize - 1) / warpSize; ++w) total += warp_counts[w];\n" in kernel
+    counter = text.split("__global__ void count_positive")[1].split("\n}\n")[0]
+    assert "    unsigned long long b = __ballot_sync(" in counter
+    assert "    int n = __popcll(b);\n" in counter
+    assert "    if (threadIdx.x % warpSize == 0) atomicAdd(total, n);" in counter
+    assert not [f for f in findings if f.split()[1] in ASSUMPTIONS + ("HP1111",)]
+
+
+def test_issue_input_2_block_sum_fixed_whole(tmp_path):
+    text, _ = convert_fixture("block_sum", tmp_path, fix=True)
+    assert "    int lane = threadIdx.x % warpSize, wid = threadIdx.x / warpSize;\n" in text
+    assert "    for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffffffffffULL, v, o);\n" in text
+    assert "    for (int w = 0; w < (blockDim.x + warpSize - 1) / warpSize; ++w) t += s[w];\n" in text
+    assert "    __shared__ float s[32];\n" in text
+
+
+def test_warp_size_define_follows_its_neighbours(tmp_path):
+    text, _ = convert_fixture("warp_size_define", tmp_path, fix=True)
+    assert "#define WARP_SIZE warpSize\n#ifndef HIPPORT_WAVEFRONT_MAX\n#define HIPPORT_WAVEFRONT_MAX 64 " in text
+    assert "    __shared__ float partial[HIPPORT_WAVEFRONT_MAX];\n" in text  # indexed by lane numbers too
+    assert "    const int lane = threadIdx.x % warpSize;\n" in text
+    assert "        const int warps = (blockDim.x + WARP_SIZE - 1) / WARP_SIZE;\n" in text
+
+
+def test_a_function_fix_cannot_finish_is_left_whole_with_its_callers(tmp_path):
+    """ballot_out_param: the ballot leaves through a 32-bit pointer, so rank_in_warp and ranks,
+    which calls it, stay exactly as the plain port writes them, and both get HP1111 errors."""
+    fixed, findings = convert_fixture("ballot_out_param", tmp_path, fix=True)
+    plain, plain_findings = convert_fixture("ballot_out_param", tmp_path, fix=False)
+    assert fixed == plain
+    reason = ("the lane mask `ballot` is used in `*ballot_out = ballot;` (line 15), which --fix cannot widen to 64 bits")
+    assert [f for f in findings if " HP1111 " in f] == [
+        f"12:16 HP1111 --fix left rank_in_warp as written: {reason}",
+        f"19:17 HP1111 --fix left ranks as written: {reason}",
+    ]
+    assert [f for f in findings if " HP1111 " not in f] == plain_findings
+    assert not [f for f in findings if " HP1107 " in f]
+
+
+LEFT_AS_WRITTEN = [
+    pytest.param(
+        "__global__ void k(int* out) {\n"
         "  int lane = threadIdx.x % 32;\n"
-        "  int warp = threadIdx.x >> 5;\n"
-        "  int low = threadIdx.x & 0x1f;\n"
-        "  int other = blockIdx.x % 32;\n"
-        "  int guess = laneId & 31;\n"
-        "  out[warp] = lane + low + voters + other + guess + __shfl_sync(mask, lane, 0);\n"
-        "}\n"))
+        "  if (lane == 31) out[threadIdx.x / 32] = lane;\n"
+        "}\n",
+        "1:17 HP1111 --fix left k as written: lane == 31 (line 3) has no rewrite known to be right at both widths",
+        id="lane-31"),
+    pytest.param(
+        "#define WARP_SIZE 32\n"
+        "template <int W> __device__ int width() { return W; }\n"
+        "__global__ void k(int* out) {\n"
+        "  out[threadIdx.x] = threadIdx.x % WARP_SIZE + width<WARP_SIZE>();\n"
+        "}\n",
+        "3:17 HP1111 --fix left k as written: WARP_SIZE is used as a template argument (line 4)",
+        id="define-as-template-argument"),
+    pytest.param(
+        "#define WARP_SIZE 32\n"
+        "__global__ void k(int* out) { out[threadIdx.x] = threadIdx.x % WARP_SIZE; }\n"
+        "void host(int n) { int warps = n / WARP_SIZE; (void)warps; }\n",
+        "2:17 HP1111 --fix left k as written: WARP_SIZE is used in host code, which has no warpSize (line 3)",
+        id="define-used-on-the-host"),
+    pytest.param(
+        "__global__ void k(int* out) {\n"
+        "  out[threadIdx.x] = threadIdx.x % 32 + threadIdx.x / WARP_SIZE;\n"
+        "}\n",
+        "1:17 HP1111 --fix left k as written: WARP_SIZE (line 2) is a warp-size constant that --fix cannot rewrite "
+        "here (not `= 32` in this file)",
+        id="warp-size-from-another-file"),
+    pytest.param(
+        "__device__ bool is_last(int lane) { return lane == 31; }\n"
+        "__global__ void k(int* out) { out[threadIdx.x] = is_last(threadIdx.x % 32) + threadIdx.x / 32; }\n",
+        "2:17 HP1111 --fix left k as written: lane == 31 (line 1) has no rewrite known to be right at both widths",
+        id="calls-a-function-left-as-written"),
+    pytest.param(
+        "__device__ float r(float v) {\n"
+        "  for (int o = 16; o != 0; o -= 8) v += __shfl_down_sync(0xffffffff, v, o);\n"
+        "  return v + __shfl_xor_sync(0xffffffff, v, 16);\n"
+        "}\n",
+        "1:18 HP1111 --fix left r as written: the shuffle loop `for (int o = 16; o != 0; o -= 8)` (line 2) is not a plain "
+        "halving loop",
+        id="odd-shuffle-loop"),
+    pytest.param(
+        "__global__ void k(float* out) {\n"
+        "  __shared__ float s[32];\n"
+        "  for (int i = 0; i < 32; ++i) s[i] = 0;\n"
+        "  out[threadIdx.x] = s[threadIdx.x / 32];\n"
+        "}\n",
+        "1:17 HP1111 --fix left k as written: the __shared__ array s is indexed by `i` (line 3), neither a lane nor a "
+        "warp number",
+        id="shared-array-unknown-index"),
+]
+
+
+@pytest.mark.parametrize("body, skipped", LEFT_AS_WRITTEN)
+def test_fix_leaves_the_whole_function(tmp_path, body, skipped):
+    plain, plain_findings = port(tmp_path, body)
+    fixed, findings = port(tmp_path, body, fix=True)
+    assert fixed == plain  # nothing of the function changed (the always-widened full masks aside, as in the port)
+    assert skipped in findings
+    assert not [f for f in findings if " HP1107 " in f]
+
+
+def test_fix_of_a_function_never_leaves_an_assumption_in_it(tmp_path):
+    """HP1107 never says 'nothing to do' for a function that still has a 32-wide assumption:
+    over every fixture and every left-as-written input, a function with an HP1107 finding has
+    no other HP11xx finding but the always-applied HP1101."""
+    bodies = [(FIXTURES / case / "original.cu").read_text() for case in CASES] + [p.values[0] for p in LEFT_AS_WRITTEN]
+    for index, body in enumerate(bodies):
+        source = tmp_path / f"k{index}.cu"
+        source.write_text(body)
+        report = convert_tree(source, tmp_path / f"o{index}", ConvertOptions(fix=True)).report
+        spans = _function_spans(body)
+        fixed = {span for f in report.findings if f.rule_id == "HP1107" for span in spans if span[0] <= f.line <= span[1]}
+        left = [f for f in report.findings if f.rule_id in ASSUMPTIONS + ("HP1111",)
+                and any(s[0] <= f.line <= s[1] for s in fixed)]
+        assert left == [], body
+
+
+def _function_spans(text: str) -> list[tuple[int, int]]:
+    from hipport.parse import new_parser
+    tree = new_parser().parse(text.encode())
+    spans, stack = [], [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "function_definition":
+            spans.append((node.start_point[0] + 1, node.end_point[0] + 1))
+        stack.extend(node.children)
+    return spans
+
+
+def test_header_warp_size_constant_is_left_for_the_files_that_include_it(tmp_path):
+    header = ("#pragma once\n"
+              "constexpr int kWarpSize = 32;\n"
+              "__device__ inline int lane_id() { return threadIdx.x & (kWarpSize - 1); }\n")
+    text, findings = port(tmp_path, header, fix=True, name="warp.cuh")
+    assert text == header
+    assert findings == [
+        "2:15 HP1105 kWarpSize (constant) fixes the warp size at 32",
+        "2:15 HP1111 --fix left the definition of kWarpSize as written: kWarpSize is defined in a header: the files "
+        "that include it use it too",
+        "3:23 HP1111 --fix left lane_id as written: kWarpSize is defined in a header: the files that include it use it too",
+    ]
+
+
+def test_constexpr_warp_size_constant_in_a_source_file(tmp_path):
+    text, findings = port(tmp_path, (
+        "constexpr int kWarpSize = 32;\n"
+        "__global__ void k(float* out) {\n"
+        "  __shared__ float per_lane[kWarpSize];\n"
+        "  __shared__ float per_warp[1024 / kWarpSize];\n"
+        "  int lane = threadIdx.x & (kWarpSize - 1);\n"
+        "  per_lane[lane] = 1.0f; per_warp[threadIdx.x / kWarpSize] = 2.0f;\n"
+        "  out[threadIdx.x] = per_lane[lane] + per_warp[0];\n"
+        "}\n"), fix=True, name="k.cu")
     assert text == (
-        "__global__ void k(int* out, bool p) {\n"
-        "  unsigned long long mask = __ballot_sync(0xffffffffffffffffULL, p);\n"
-        "  int voters = __popcll(__ballot_sync(mask, p));\n"
-        "  int lane = threadIdx.x % warpSize;\n"
-        "  int warp = threadIdx.x / warpSize;\n"
-        "  int low = threadIdx.x & (warpSize - 1);\n"
-        "  int other = blockIdx.x % 32;\n"
-        "  int guess = laneId & 31;\n"
-        "  out[warp] = lane + low + voters + other + guess + __shfl_sync(mask, lane, 0);\n"
+        "#include <hip/hip_runtime.h>\n"
+        "constexpr int kWarpSize = 32;\n"
+        "#ifndef HIPPORT_WAVEFRONT_MAX\n"
+        "#define HIPPORT_WAVEFRONT_MAX 64 /* hipport --fix: the widest wavefront (gfx9); sizes per-lane arrays */\n"
+        "#define HIPPORT_WAVEFRONT_MIN 32 /* hipport --fix: the narrowest; sizes per-wavefront arrays */\n"
+        "#endif\n"
+        "__global__ void k(float* out) {\n"
+        "  __shared__ float per_lane[HIPPORT_WAVEFRONT_MAX];\n"
+        "  __shared__ float per_warp[1024 / HIPPORT_WAVEFRONT_MIN];\n"
+        "  int lane = threadIdx.x & (warpSize - 1);\n"
+        "  per_lane[lane] = 1.0f; per_warp[threadIdx.x / warpSize] = 2.0f;\n"
+        "  out[threadIdx.x] = per_lane[lane] + per_warp[0];\n"
         "}\n")
-    assert [f.split(" ")[1] for f in findings] == ["HP1107", "HP1101", "HP1107", "HP1107", "HP1107", "HP1107", "HP1103"]
-    assert findings[0] == "2:19 HP1107 the result of __ballot_sync: unsigned rewritten to unsigned long long (--fix)"
-    assert findings[-1] == "8:24 HP1103 laneId & 31: the literal 31 assumes 32-wide warps"
+    assert [f.split(" (--fix)")[0] for f in findings] == [
+        "3:29 HP1107 the array size kWarpSize: kWarpSize rewritten to HIPPORT_WAVEFRONT_MAX",
+        "4:36 HP1107 the array size kWarpSize: kWarpSize rewritten to HIPPORT_WAVEFRONT_MIN",
+        "5:29 HP1107 the warp size: kWarpSize rewritten to warpSize",
+        "6:49 HP1107 the warp size: kWarpSize rewritten to warpSize",
+    ]
 
 
-def test_fixed_code_compiles_for_amd(toolchain, tmp_path):
-    body = ("#include <hip/hip_runtime.h>\n"
-            "__global__ void k(int* out, bool p) {\n"
-            "  unsigned mask = __ballot_sync(0xffffffff, p);\n"
-            "  out[threadIdx.x >> 5] = __popc(__ballot_sync(mask, p)) + threadIdx.x % 32;\n"
-            "}\n")
-    text, _ = port(tmp_path, body, fix=True)
-    (tmp_path / "fixed.hip").write_text(text)
-    toolchain.compile_amd(tmp_path / "fixed.hip", tmp_path / "fixed.o", ("gfx90a",))
-    assert toolchain.code_object_targets(tmp_path / "fixed.o") == ["hipv4-amdgcn-amd-amdhsa--gfx90a"]
+# -- warpSize as a constant expression (issue 11, point 4) ---------------------------------------
+
+CONSTANT_EXPRESSIONS = (
+    "template <int W> struct Tile { float v[W]; };\n"
+    "__global__ void k(float* out) {\n"
+    "  __shared__ float lanes[warpSize];\n"
+    "  __shared__ float warps[1024 / warpSize];\n"
+    "  Tile<warpSize> tile;\n"
+    "  static_assert(warpSize == 64, \"wave64 only\");\n"
+    "  constexpr int half = warpSize / 2;\n"
+    "  switch (threadIdx.x) { case warpSize: break; }\n"
+    "  out[threadIdx.x % warpSize] = lanes[0] + warps[0] + tile.v[0] + half;\n"
+    "}\n"
+    "__global__ void sized(float* out) { __shared__ float s[2 * warpSize + 1]; s[threadIdx.x % warpSize] = 0; out[0] = s[0]; }\n"
+    "__device__ int legacy() { return __AMDGCN_WAVEFRONT_SIZE; }\n"
+)
+
+
+def test_warpsize_as_a_constant_expression_is_reported(tmp_path):
+    _, findings = port(tmp_path, CONSTANT_EXPRESSIONS)
+    tail = ": ROCm 7 made warpSize a run-time value, so this compiles with HIP 6 only"
+    assert findings == [
+        "3:26 HP1113 warpSize is used as an array size" + tail,
+        "4:33 HP1113 warpSize is used as an array size" + tail,
+        "5:8 HP1113 warpSize is used as a template argument" + tail,
+        "6:17 HP1113 warpSize is used as a static_assert" + tail,
+        "7:24 HP1113 warpSize is used as a constexpr initialiser" + tail,
+        "8:31 HP1113 warpSize is used as a case label" + tail,
+        "11:60 HP1113 warpSize is used as an array size" + tail,
+        "12:34 HP1114 __AMDGCN_WAVEFRONT_SIZE is deprecated in ROCm 7: it is defined only in device compilation, "
+        "and per target",
+    ]
+
+
+def test_fix_bounds_array_sizes_and_leaves_other_constant_uses(tmp_path):
+    text, findings = port(tmp_path, CONSTANT_EXPRESSIONS, fix=True)
+    lines = text.splitlines()
+    assert lines[2] == "  __shared__ float lanes[warpSize];"  # k has a template argument: left whole
+    assert "11:17 HP1111 --fix left k as written: warpSize is used as a template argument (line 5)" not in findings
+    assert "2:17 HP1111 --fix left k as written: warpSize is used as a template argument (line 5)" in findings
+    assert "#define HIPPORT_WAVEFRONT_MAX 64 " in text
+    sized = next(line for line in lines if line.startswith("__global__ void sized"))
+    assert sized == ("__global__ void sized(float* out) { __shared__ float s[2 * HIPPORT_WAVEFRONT_MAX + 1]; "
+                     "s[threadIdx.x % warpSize] = 0; out[0] = s[0]; }")
+    assert lines.index(sized) > lines.index("#endif")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fixed_fixture_has_no_constant_warpsize_and_nothing_left_to_fix(case, tmp_path):
+    """--fix never writes warpSize where a constant expression is needed: the fixed output,
+    checked again, has no HP1113, and a second --fix changes nothing."""
+    source = tmp_path / "again.hip"
+    source.write_text((FIXTURES / case / "fixed.hip").read_text())
+    report = convert_tree(source, tmp_path / "again", ConvertOptions(fix=True)).report
+    assert not [f for f in report.findings if f.rule_id == "HP1113"]
+    assert (tmp_path / "again" / "again.hip").read_text() == source.read_text()
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fixed_fixture_compiles_for_wave64_and_wave32(case, toolchain, tmp_path):
+    """gfx90a (wave64) and gfx1100 (wave32), with HIP 6.4's constexpr warpSize and with warpSize
+    replaced by ROCm 7's run-time __builtin_amdgcn_wavefrontsize() in the fixture's code."""
+    fixed = (FIXTURES / case / "fixed.hip").read_text()
+    rocm7 = tmp_path / "rocm7.hip"
+    rocm7.write_text(re.sub(r"\bwarpSize\b", "__builtin_amdgcn_wavefrontsize()", fixed))
+    for source in (FIXTURES / case / "fixed.hip", rocm7):
+        toolchain.compile_amd(source, tmp_path / "fixed.o", ("gfx90a", "gfx1100"))
+        assert toolchain.code_object_targets(tmp_path / "fixed.o") == [
+            "hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
+
+
+def test_the_rocm7_stand_in_rejects_a_constant_warpsize(toolchain, tmp_path):
+    """The stand-in above is a real check: an array sized by warpSize does not compile with it."""
+    source = tmp_path / "constant.hip"
+    source.write_text("#include <hip/hip_runtime.h>\n"
+                      "__global__ void k(float* o) { __shared__ float s[__builtin_amdgcn_wavefrontsize()];"
+                      " s[threadIdx.x] = 1; o[0] = s[0]; }\n")
+    with pytest.raises(Exception, match="variable length array"):
+        toolchain.compile_amd(source, tmp_path / "constant.o", ("gfx90a",))
 
 
 def test_syncwarp_and_warp_reductions_are_reported(tmp_path):
@@ -166,7 +431,10 @@ def test_fix_widens_a_full_mask_initializer_with_its_variable(tmp_path):
         "  return __any_sync(mask, p);\n"
         "}\n"), fix=True)
     assert text.splitlines()[1] == "  unsigned long long mask   = 0xffffffffffffffffULL;"
-    assert [f.split(" ")[1] for f in findings] == ["HP1107", "HP1107"]
+    assert findings == [
+        "2:16 HP1107 the mask mask: unsigned int rewritten to unsigned long long (--fix)",
+        "2:16 HP1107 the mask mask: 0xffffffff rewritten to 0xffffffffffffffffULL (--fix)",
+    ]
 
 
 MASK_HEADER = """\
