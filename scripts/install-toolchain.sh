@@ -236,9 +236,10 @@ fetch_suite sid libamdhip64-dev libamdhip64-6
 AMD_LIB_DEV_PKGS=(libhipblas-dev libhipblas-common-dev librocblas-dev libhipsparse-dev
   librocsparse-dev libhipsolver-dev librocsolver-dev libhipfft-dev librocfft-dev libhiprand-dev
   librocrand-dev libhipcub-dev librocprim-dev librocthrust-dev libmiopen-dev librccl-dev
-  libhipblaslt-dev)
+  libhipblaslt-dev libroctx-dev)
 AMD_LIB_RUNTIME_PKGS=(libhipblas2 libhipsparse1 libhipsolver0 libhipfft0 librocfft0 libhiprand1
-  librocrand1 libmiopen1 libamd-comgr-dev libamd-comgr3 libhsa-runtime-dev libhsa-runtime64-1)
+  librocrand1 libmiopen1 libamd-comgr-dev libamd-comgr3 libhsa-runtime-dev libhsa-runtime64-1
+  libroctx64-4)
 fetch_suite sid "${AMD_LIB_DEV_PKGS[@]}" "${AMD_LIB_RUNTIME_PKGS[@]}"
 
 CUDA_TK="$TC/pkgs/trixie/nvidia-cuda-toolkit"
@@ -347,7 +348,7 @@ if ! done_step amd-libs || [ "$(cat "$STAMPS/amd-libs")" != "$amd_libs_id" ] || 
   for h in hipblas/hipblas.h rocblas/rocblas.h hiprand/hiprand.h rocrand/rocrand.h hipfft/hipfft.h \
            rocfft/rocfft.h hipsparse/hipsparse.h rocsparse/rocsparse.h hipsolver/hipsolver.h \
            rocsolver/rocsolver.h hipcub/hipcub.hpp rocprim/rocprim.hpp thrust/device_vector.h \
-           miopen/miopen.h rccl/rccl.h hipblaslt/hipblaslt.h; do
+           miopen/miopen.h rccl/rccl.h hipblaslt/hipblaslt.h roctracer/roctx.h; do
     [ -f "$a/usr/include/$h" ] || die "amd-libs: $h missing"
   done
   [ ! -e "$a/usr/include/hip" ] || die "amd-libs: a library package ships include/hip (would shadow HIP)"
