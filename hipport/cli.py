@@ -388,5 +388,55 @@ def build(out: Path, platform: str | None, offload_arch: str | None, build_dir: 
     sys.exit(0 if result.ok else 1)
 
 
+
+@main.command(context_settings={"ignore_unknown_options": True})
+@click.argument("out", type=click.Path(path_type=Path))
+@click.option("--wave", type=click.Choice(["64", "32"]), required=True,
+              help="Wavefront width: 64 as on CDNA (gfx9: gfx90a, gfx942), 32 as on RDNA (gfx1030, gfx1100).")
+@click.option("--run", "run_program", is_flag=True, help="Run the program after building it (exit with its status).")
+@click.option("--compiler", default=None, metavar="CXX",
+              help="Host C++ compiler (default: $HIPPORT_EMULATOR_CXX, else g++-12, clang++-19, g++, clang++).")
+@click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="Extra include folder, relative to OUT.")
+@click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]", help="Extra macro definition (e.g. -D NDEBUG).")
+@click.option("--build-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Build folder (default: one per program and width under ~/.cache/hipport/emulator).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=2, show_default=True,
+              help="Compiler processes at a time.")
+@click.option("--timeout", "run_timeout", type=click.FloatRange(min=0, min_open=True), default=600.0,
+              show_default=True, help="Seconds the program may run with --run.")
+@click.argument("program_args", nargs=-1, type=click.UNPROCESSED)
+def emulate(out: Path, wave: str, run_program: bool, compiler: str | None, include_dirs, defines,
+            build_dir: Path | None, jobs: int, run_timeout: float, program_args) -> None:
+    """Build the ported program OUT (a `hipport convert` output tree or one .hip file) for the host
+    CPU with hipport's wavefront emulator, and with --run run it (arguments after `--`).
+
+    Kernels run on the CPU with the chosen wavefront width: warpSize, __ballot, the shuffles and
+    the *_sync forms behave as on an AMD GPU of that width (docs/emulator.md). An API the emulator
+    does not support stops the build, naming it with file:line.
+
+    Exit status: with --run, the program's; else 0 built (the executable's path is printed);
+    2 the emulator cannot build the program (unsupported API, compiler error) or bad usage.
+    """
+    from . import emulator
+
+    with _input_errors():
+        try:
+            exe, seconds = emulator.build(out, int(wave), build_dir=build_dir, compiler=compiler,
+                                          include_dirs=include_dirs, defines=defines, jobs=jobs)
+        except emulator.EmulatorError as error:
+            raise InputError(str(error)) from None
+        if not run_program:
+            click.echo(str(exe))
+            return
+        click.echo(f"hipport emulate: built in {seconds:.1f} s (wave{wave}), running {exe}", err=True)
+        import subprocess
+
+        try:
+            done = subprocess.run([str(exe), *program_args], timeout=run_timeout)
+        except subprocess.TimeoutExpired:
+            raise InputError(f"{out}: the program ran longer than {run_timeout:g} s in the emulator") from None
+        sys.exit(done.returncode)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

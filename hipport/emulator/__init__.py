@@ -1,0 +1,233 @@
+"""The wavefront emulator: build a ported HIP program for the host CPU and run it.
+
+``hipport emulate OUT --wave 64|32 --run`` (and :func:`run`) copies the program (a hipport
+output tree or one ``.hip`` file) to a build folder, rewrites kernel launches and ``__shared__``
+declarations there (:mod:`hipport.emulator.transform`; the user's files are never modified),
+compiles every translation unit with a host compiler (g++-12 or clang++-19 preferred) against the
+header-only HIP layer in ``hipport/emulator/include`` and runs the executable. The width is a
+compile-time choice (``warpSize`` is a constant expression, as in HIP 6.4): 64 as on CDNA (gfx9),
+32 as on RDNA (gfx10/gfx11). See docs/emulator.md for what it supports.
+
+Python API (what the tests and warp fixtures use)::
+
+    from hipport import emulator
+    code, stdout = emulator.run("out/vector_add.hip", wave=64)
+    result = emulator.execute("out/", wave=32, args=["--small"])   # RunResult with stderr, timings
+
+Errors: :class:`EmulatorError` (unsupported API named with file:line, compiler failure with the
+compiler's message, no compiler, bad path).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from .transform import HEADER_SUFFIXES, INCLUDE_DIR, SOURCE_SUFFIXES, Refusal, rewrite
+
+__all__ = ["EmulatorError", "RunResult", "build", "execute", "run", "WAVES"]
+
+WAVES = (64, 32)
+COMPILERS = ("g++-12", "clang++-19", "g++", "clang++")
+SKIPPED_DIRS = frozenset({"cmake", "CMakeFiles", "build", ".git", "__pycache__"})
+
+
+class EmulatorError(Exception):
+    """The emulator cannot build or run the program; the message says why (file:line where known)."""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One emulated run: exit status, output, and the build/run wall-clock times in seconds."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    build_seconds: float
+    run_seconds: float
+    executable: Path
+
+
+def find_compiler(preferred: str | None = None) -> str:
+    """The host C++ compiler: ``preferred``, else ``$HIPPORT_EMULATOR_CXX``, else the first of
+    g++-12, clang++-19, g++, clang++ on PATH. Raises EmulatorError when none is found."""
+    for name in (preferred, os.environ.get("HIPPORT_EMULATOR_CXX"), *COMPILERS):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    raise EmulatorError("no host C++ compiler found (tried " + ", ".join(COMPILERS) + "; set HIPPORT_EMULATOR_CXX)")
+
+
+def _program_files(root: Path) -> list[Path]:
+    """Sources and headers under ``root`` (relative paths), build and CMake folders left out."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith((".", "build")))
+        for name in sorted(filenames):
+            if name.endswith(SOURCE_SUFFIXES + HEADER_SUFFIXES):
+                found.append(Path(dirpath, name).relative_to(root))
+    return found
+
+
+def _summarise(refusals: list[Refusal]) -> list[str]:
+    """One line per refused API (its first place, and how many more), in file order."""
+    first: dict[str, Refusal] = {}
+    more: dict[str, int] = {}
+    for refusal in sorted(set(refusals), key=lambda r: (r.path, r.line, r.message)):
+        key = refusal.message
+        if key in first:
+            more[key] = more.get(key, 0) + 1
+        else:
+            first[key] = refusal
+    return [str(r) + (f" (and {more[k]} more)" if more.get(k) else "") for k, r in first.items()]
+
+
+def _default_cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "hipport" / "emulator"
+
+
+def build(path: str | os.PathLike, wave: int = 64, *, build_dir: str | os.PathLike | None = None,
+          compiler: str | None = None, include_dirs: Sequence[str] = (), defines: Sequence[str] = (),
+          std: str = "c++17", jobs: int = 2, cache: bool = True) -> tuple[Path, float]:
+    """Build ``path`` for the emulator at wavefront width ``wave``.
+
+    Args:
+        path: a hipport output tree (every ``.hip``/``.cu``/``.cpp``/``.cc``/``.cxx``/``.c`` file is a
+            translation unit; ``cmake/`` and ``build*/`` folders are left out) or one source file.
+        wave: 64 (CDNA, gfx9) or 32 (RDNA).
+        build_dir: where the rewritten copy, objects and executable go; default: a folder in
+            ``$XDG_CACHE_HOME/hipport/emulator`` named by a hash of everything that goes into the
+            build (so an unchanged program is not rebuilt when ``cache`` is true).
+        compiler: the host compiler (see :func:`find_compiler`).
+        include_dirs: extra include folders, relative to the program's root (its root and every
+            folder named ``include`` are always searched).
+        defines: extra ``NAME`` or ``NAME=VALUE`` macro definitions.
+        std: the C++ standard (``-std=``).
+        jobs: compiler processes at a time.
+        cache: reuse an executable built from the same inputs.
+
+    Returns:
+        The executable's path and the build's wall-clock seconds (0 when it came from the cache).
+
+    Raises:
+        EmulatorError: bad ``wave`` or path, an API the emulator does not support (every one
+            listed, with file:line), or a compiler error (its output).
+    """
+    if wave not in WAVES:
+        raise EmulatorError(f"--wave must be 64 or 32, not {wave}")
+    source = Path(path)
+    if not source.exists():
+        raise EmulatorError(f"{source}: no such file or folder")
+    root, files = (source.parent, [Path(source.name)]) if source.is_file() else (source, _program_files(source))
+    if source.is_file() and not source.name.endswith(SOURCE_SUFFIXES):
+        raise EmulatorError(f"{source}: not a source file ({', '.join(SOURCE_SUFFIXES)})")
+    units = [f for f in files if f.name.endswith(SOURCE_SUFFIXES)]
+    if not units:
+        raise EmulatorError(f"{source}: no translation unit ({', '.join(SOURCE_SUFFIXES)}) found")
+    if source.is_file():  # headers next to a single file may be included by it
+        files = [Path(source.name)] + [f for f in _program_files(root) if f.name.endswith(HEADER_SUFFIXES)]
+
+    started = time.perf_counter()
+    rewritten: dict[Path, bytes] = {}
+    refusals: list[Refusal] = []
+    defined: set[str] = set()
+    for rel in files:
+        try:
+            data = (root / rel).read_bytes()
+        except OSError as error:
+            raise EmulatorError(f"{root / rel}: {error.strerror}") from None
+        rewritten[rel], found, names = rewrite(rel.as_posix(), data)
+        refusals.extend(found)
+        defined |= names
+    refusals = [r for r in refusals if not (r.name and r.name in defined)]
+    if refusals:
+        raise EmulatorError("the hipport emulator cannot build this program:\n  " + "\n  ".join(_summarise(refusals)))
+
+    cxx = find_compiler(compiler)
+    flags = [f"-std={std}", "-O2", "-pthread", "-fno-strict-aliasing", f"-DHIPEMU_WAVE={wave}",
+             f"-D__AMDGCN_WAVEFRONT_SIZE={wave}", "-D__HIP_PLATFORM_AMD__=1", "-DHIP_ENABLE_WARP_SYNC_BUILTINS",
+             "-DHIPPORT_EMULATOR=1"] + [f"-D{d}" for d in defines]
+    includes = ["-I", str(INCLUDE_DIR)]
+    key = hashlib.sha256()
+    for part in (cxx, *flags, *include_dirs):
+        key.update(part.encode() + b"\0")
+    for header in sorted(INCLUDE_DIR.rglob("*.h")):
+        key.update(header.read_bytes())
+    for rel in sorted(rewritten):
+        key.update(rel.as_posix().encode() + b"\0" + rewritten[rel] + b"\0")
+    work = Path(build_dir) if build_dir else _default_cache() / f"{source.name}-w{wave}-{key.hexdigest()[:16]}"
+    exe = work / "program"
+    stamp = work / "built.sha256"
+    if cache and exe.exists() and stamp.exists() and stamp.read_text() == key.hexdigest():
+        return exe, 0.0
+
+    tree = work / "src"
+    if tree.exists():
+        shutil.rmtree(tree)
+    for rel, data in rewritten.items():
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tree / rel).write_bytes(data)
+    dirs = [tree] + sorted({tree.joinpath(*rel.parent.parts[:i + 1]) for rel in rewritten
+                            for i, part in enumerate(rel.parent.parts) if part == "include"})
+    dirs += [tree / d for d in include_dirs]
+    for d in dirs:
+        includes += ["-I", str(d)]
+
+    def compile_unit(rel: Path):
+        obj = work / "obj" / (rel.as_posix().replace("/", "__") + ".o")
+        obj.parent.mkdir(parents=True, exist_ok=True)
+        language = "c" if rel.suffix == ".c" else "c++"
+        command = [cxx, "-x", language, *([] if language == "c" else flags), *includes, "-c", str(tree / rel),
+                   "-o", str(obj)]
+        if language == "c":
+            command[3:3] = ["-O2"]
+        done = subprocess.run(command, capture_output=True, text=True)
+        return obj, done, rel
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        results = list(pool.map(compile_unit, units))
+    failed = [(rel, done) for _obj, done, rel in results if done.returncode != 0]
+    if failed:
+        message = "\n".join(f"{rel}:\n{done.stderr.strip()}" for rel, done in failed)
+        raise EmulatorError(f"the host compiler ({Path(cxx).name}) failed:\n{message}")
+    link = subprocess.run([cxx, "-pthread", *[str(obj) for obj, _d, _r in results], "-o", str(exe)],
+                          capture_output=True, text=True)
+    if link.returncode != 0:
+        raise EmulatorError(f"linking failed:\n{link.stderr.strip()}")
+    stamp.write_text(key.hexdigest())
+    return exe, time.perf_counter() - started
+
+
+def execute(path: str | os.PathLike, wave: int = 64, args: Sequence[str] = (), *, timeout: float = 600.0,
+            **build_options) -> RunResult:
+    """Build ``path`` (see :func:`build`, whose keyword options it takes) and run it with ``args``.
+
+    Raises:
+        EmulatorError: the build failed, or the run took longer than ``timeout`` seconds.
+    """
+    exe, build_seconds = build(path, wave, **build_options)
+    started = time.perf_counter()
+    try:
+        done = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=timeout,
+                              errors="replace")
+    except subprocess.TimeoutExpired:
+        raise EmulatorError(f"the program ran longer than {timeout:g} s in the emulator") from None
+    return RunResult(done.returncode, done.stdout, done.stderr, build_seconds, time.perf_counter() - started, exe)
+
+
+def run(path: str | os.PathLike, wave: int = 64, args: Sequence[str] = (), **options) -> tuple[int, str]:
+    """Build and run ``path`` at width ``wave``; return ``(exit status, stdout)``.
+
+    A run the emulator stops (a wavefront operation it cannot order, a HIP trap such as a
+    ``*_sync`` mask naming lanes that do not call it) exits with status 134 and a message on
+    stderr starting ``hipport emulator:``; :func:`execute` returns stderr too.
+    """
+    result = execute(path, wave, args, **options)
+    return result.returncode, result.stdout
