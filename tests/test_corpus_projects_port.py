@@ -12,8 +12,9 @@ compared option by option.
 Known exceptions, asserted exactly rather than skipped:
 
 - texture_sampling: HIP 6.4 marks the texture functions unavailable on gfx942 (no image support
-  on MI300; hipport reports HP1210), so its port is built for gfx90a, gfx1030 and gfx1100, and a
-  gfx942 build fails with "The image/texture API not supported on the device".
+  on MI300; hipport reports HP1210), so the platform module leaves gfx940-942 out of the
+  architectures of the target that compiles them (its library texsamp): the port builds by
+  default for all four targets, and its code objects are gfx90a, gfx1030 and gfx1100.
 - blas_rand: its port links hipBLAS and hipRAND, whose NVIDIA backends Debian does not package,
   so ``hipport build --platform nvidia`` stops at configure naming hipBLAS; its translation units
   are compiled for sm_90 one by one instead (``Toolchain.compile_nvidia(link=False)``).
@@ -47,11 +48,11 @@ NAMES = ["blas_rand", "constant_filter", "cooperative_reduce", "legacy_findcuda"
          "rdc_device_functions", "stream_pipeline", "template_library", "texture_sampling",
          "warp_shuffle_scan"]
 AMD_ARCHS = ("gfx90a", "gfx942", "gfx1030", "gfx1100")
-#: texture_sampling: every target but gfx942 (no image support there).
+#: texture_sampling's code objects: every target but gfx942 (no image support there).
 TEXTURE_ARCHS = ("gfx90a", "gfx1030", "gfx1100")
 #: The executables of each port, as ``hipport build`` lists them. makefile_saxpy has no
-#: CMakeLists.txt of its own: the generated one names the program after the folder of its main.
-EXECUTABLES = {name: [name] for name in NAMES} | {"makefile_saxpy": ["src"]}
+#: CMakeLists.txt of its own: the generated one names the program as its Makefile does.
+EXECUTABLES = {name: [name] for name in NAMES}
 #: The CMake projects whose ports build for NVIDIA (blas_rand's stops at configure).
 CMAKE_LANGUAGE = ["constant_filter", "cooperative_reduce", "rdc_device_functions", "stream_pipeline",
                   "template_library", "texture_sampling", "warp_shuffle_scan"]
@@ -143,30 +144,33 @@ def test_port_builds_for_the_four_amd_targets(toolchain, ports, name, tmp_path):
         assert toolchain.code_object_targets(program) == sorted(f"hipv4-amdgcn-amd-amdhsa--{a}" for a in AMD_ARCHS)
 
 
-def test_texture_sampling_port_builds_for_amd_without_gfx942(toolchain, ports, tmp_path):
-    result = build_tree(ports["texture_sampling"][0], "amd", list(TEXTURE_ARCHS), tmp_path / "build", jobs=JOBS)
+def test_texture_sampling_port_builds_by_default_leaving_gfx942_out_of_its_texture_target(toolchain, ports, tmp_path):
+    """Built for all four targets (HIPPORT_OFFLOAD_ARCHS), the library that compiles the tex2D
+    calls (src/resample.hip, HP1210) gets gfx90a, gfx1030 and gfx1100: the executable's code
+    objects are those three; the configure step says why."""
+    out = ports["texture_sampling"][0]
+    assert "set(HIPPORT_IMAGE_SOURCES\n  \"src/resample.hip\"\n)\n" in (out / "cmake" / "HipportPlatform.cmake").read_text()
+    build = tmp_path / "build"
+    result = build_tree(out, "amd", list(AMD_ARCHS), build, jobs=JOBS)
     assert [target for target, _ in result.programs] == ["texture_sampling"]
-    assert toolchain.code_object_targets(result.programs[0][1]) == sorted(
-        f"hipv4-amdgcn-amd-amdhsa--{a}" for a in TEXTURE_ARCHS)
+    expected = sorted(f"hipv4-amdgcn-amd-amdhsa--{a}" for a in TEXTURE_ARCHS)
+    assert toolchain.code_object_targets(result.programs[0][1]) == expected
+    assert toolchain.code_object_targets(build / "CMakeFiles" / "texsamp.dir" / "src" / "resample.hip.o") == expected
+    configure = (build / "hipport-configure.log").read_text().splitlines()
+    assert [line for line in configure if "HP1210" in line] == [
+        "-- hipport: texsamp uses texture or surface functions (HP1210): built for gfx90a gfx1030 gfx1100, "
+        "not gfx942 (no image support)"]
 
 
-def test_texture_sampling_port_cannot_build_for_gfx942(toolchain, ports, tmp_path):
-    """HIP 6.4's headers mark tex2D unavailable on gfx942: the three tex2D calls of resample.hip
-    fail there (and only there)."""
+def test_texture_sampling_port_for_gfx942_alone_stops_at_configure(toolchain, ports, tmp_path):
+    """HIP 6.4 rejects tex2D on gfx942; with no other target the configuration says so."""
     build = tmp_path / "build"
     with pytest.raises(BuildFailed) as failed:
         build_tree(ports["texture_sampling"][0], "amd", ["gfx942"], build, jobs=JOBS)
-    assert failed.value.step == "build"
-    log = (build / "hipport-build.log").read_text()
-    errors = sorted(re.sub(r"^.*/texture_sampling/", "", line) for line in log.splitlines() if ": error: " in line)
-    assert errors == [
-        "src/resample.hip:15:30: error: 'tex2D<float, nullptr>' is unavailable: "
-        "The image/texture API not supported on the device",
-        "src/resample.hip:27:30: error: 'tex2D<float, nullptr>' is unavailable: "
-        "The image/texture API not supported on the device",
-        "src/resample.hip:36:26: error: 'tex2D<HIP_vector_type<float, 4>, nullptr>' is unavailable: "
-        "The image/texture API not supported on the device"]
-    assert "3 errors generated when compiling for gfx942." in log
+    assert failed.value.step == "configure"
+    log = re.sub(r"\s+", " ", (build / "hipport-configure.log").read_text())
+    assert ("hipport: texsamp uses texture or surface functions (HP1210), which gfx942 cannot compile (no image "
+            "support), and its architectures hold no other GPU: add one such as gfx90a to HIPPORT_OFFLOAD_ARCHS") in log
 
 
 # ---------------------------------------------------------------------------- NVIDIA
