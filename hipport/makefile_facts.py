@@ -90,9 +90,14 @@ def _logical_lines(text: str) -> list[str]:
     return lines
 
 
+#: Variable references one Makefile may expand in all (``A = $(A) $(A)`` doubles at every level).
+_EXPANSION_BUDGET = 20000
+
+
 class _Expander:
     def __init__(self) -> None:
         self.values: dict[str, str] = {}
+        self.budget = _EXPANSION_BUDGET
 
     def assign(self, name: str, op: str, value: str) -> None:
         value = value.strip()
@@ -106,8 +111,11 @@ class _Expander:
             self.values[name] = value
 
     def expand(self, text: str, auto: dict[str, str] | None = None, depth: int = 0) -> str:
-        if depth > 20 or "$" not in text:
+        if "$" not in text:
             return text
+        self.budget -= 1
+        if depth > 20 or self.budget < 0:
+            return ""
         out, i = [], 0
         while i < len(text):
             char = text[i]

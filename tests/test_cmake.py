@@ -445,6 +445,8 @@ def test_generated_build_keeps_the_makefile_program_name_standard_and_debug_flag
     # a computed output folder, an @-silenced recipe, an unknown function: nothing crashes
     ("BUILD ?= out\nT := $(BUILD)/tool\n$(T): $(patsubst %.cu,%.o,$(wildcard *.cu))\n\t@$(CXX) -o $@ $^\n",
      None),
+    # a variable that doubles itself at each expansion, unbalanced parentheses, a bare colon
+    ("B = $(B) $(B)\nX = $(unclosed\n:\n\tnvcc $(B) $(X\nall: ; nvcc\n", None),
 ])
 def test_makefile_facts(tmp_path, makefile, expected):
     from hipport.makefile_facts import read_makefile_facts
