@@ -1,0 +1,142 @@
+"""The warp fixtures run in the wavefront emulator (hipport.emulator) at widths 32 and 64: proof
+by contrast for issue 11.
+
+For each program in tests/fixtures/warp/:
+
+* the port without --fix run at width 32 has the CUDA original's warp logic at the width it was
+  written for: it gives the reference output (output.txt, ending ``Test PASSED``);
+* the same port at width 64 shows the bug where the code depends on the width (the wrong
+  output, or the emulator's trap, is asserted exactly, so the emulator is known to see it);
+* the ``--fix`` output gives the reference output at widths 64 and 32;
+* old_fix.hip, what --fix wrote before issue 11 (half-fixed functions), is wrong at width 64.
+
+block_sum is the one program whose unfixed port is right at width 64: its shuffle-down tree,
+lane and warp numbers all stay inside 32-lane halves of a 64-wide wavefront, and the shared
+array gets one slot per half. What the issue describes there is the half-fixed code, and that
+is what old_fix.hip shows. ballot_out_param is a program --fix must leave as written (its ballot
+leaves through a 32-bit pointer): the --fix output is the unfixed port, wrong at width 64, and
+the conversion reports HP1111 errors for it (tests/test_warp.py) instead of a silent half-fix.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hipport import emulator
+from hipport.convert import ConvertOptions, convert_tree
+
+FIXTURES = Path(__file__).parent / "fixtures" / "warp"
+CASES = ["ballot_rank", "block_sum", "warp_size_define", "ballot_out_param"]
+
+
+@pytest.fixture(scope="module")
+def ports(tmp_path_factory):
+    """{case: (unfixed port, --fix output)}: .hip files converted from original.cu."""
+    root = tmp_path_factory.mktemp("warp-ports")
+    done = {}
+    for case in CASES:
+        for fix in (False, True):
+            convert_tree(FIXTURES / case / "original.cu", root / case / ("fix" if fix else "port"), ConvertOptions(fix=fix))
+        done[case] = (root / case / "port" / "original.hip", root / case / "fix" / "original.hip")
+    return done
+
+
+def run(path: Path, wave: int) -> emulator.RunResult:
+    return emulator.execute(path, wave=wave, timeout=120)
+
+
+def reference(case: str) -> str:
+    return (FIXTURES / case / "output.txt").read_text()
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_unfixed_port_at_width_32_is_the_reference(case, ports):
+    result = run(ports[case][0], 32)
+    assert (result.returncode, result.stdout) == (0, reference(case))
+    assert result.stdout.endswith("Test PASSED\n")
+
+
+@pytest.mark.parametrize("case", ["ballot_rank", "block_sum", "warp_size_define"])
+@pytest.mark.parametrize("wave", [64, 32])
+def test_fix_output_gives_the_reference_at_both_widths(case, wave, ports):
+    assert ports[case][1].read_text() == (FIXTURES / case / "fixed.hip").read_text()
+    result = run(ports[case][1], wave)
+    assert (result.returncode, result.stdout) == (0, reference(case))
+
+
+def test_ballot_rank_unfixed_at_width_64_is_wrong(ports):
+    """32-bit ballots keep lanes 0-31 of each 64-wide wavefront; threadIdx.x % 32 numbers the
+    upper half as lanes 0-31 again: wrong counts, wrong order, wrong total."""
+    result = run(ports["ballot_rank"][0], 64)
+    assert (result.returncode, result.stdout) == (1, (
+        "block 0: 162 positive, checksum 66009\n"
+        "block 1: 152 positive, checksum 56970\n"
+        "block 2: 158 positive, checksum 65368\n"
+        "block 3: 154 positive, checksum 68458\n"
+        "total 626 positive\n"
+        "Test FAILED\n"))
+
+
+def test_warp_size_define_unfixed_at_width_64_traps(ports):
+    """WARP_SIZE 32 numbers warps of 32: only lanes 0-31 of the first wavefront enter
+    ``if (wid == 0)``, and call a full-mask shuffle there, which HIP traps on (the emulator
+    names the call)."""
+    result = run(ports["warp_size_define"][0], 64)
+    assert result.returncode == 134
+    assert result.stdout == ""
+    assert "hipport emulator: __shfl_down_sync at " in result.stderr
+    assert ("original.hip:17: mask 0xffffffffffffffff but the lanes calling it with that mask are 0xffffffff "
+            "(HIP traps: every lane in the mask must execute the call, no other lane may)") in result.stderr
+
+
+def test_block_sum_unfixed_at_width_64_happens_to_be_right(ports):
+    result = run(ports["block_sum"][0], 64)
+    assert (result.returncode, result.stdout) == (0, reference("block_sum"))
+
+
+def test_half_fixed_block_sum_at_width_64_is_wrong():
+    """The issue's half-fix: lane and wid use warpSize, the loop still starts at 16 and the sum
+    still reads blockDim.x / 32 slots: half of each wavefront is dropped and s[4..7] are never
+    written (the emulator fills shared memory with NaN, so the sums are NaN)."""
+    result = run(FIXTURES / "block_sum" / "old_fix.hip", 64)
+    assert result.returncode == 1
+    assert result.stdout == (
+        "block 0: sum -nan (expected -51.0)\n"
+        "block 1: sum -nan (expected -27.0)\n"
+        "block 2: sum -nan (expected 98.0)\n"
+        "block 3: sum -nan (expected -80.0)\n"
+        "Test FAILED\n")
+    assert run(FIXTURES / "block_sum" / "old_fix.hip", 32).stdout == reference("block_sum")
+
+
+def test_half_fixed_ballot_rank_at_width_64_is_wrong():
+    """The issue's half-fix of the first input: 64-bit m and warpSize lanes, but __popc and
+    1u << lane kept: lanes 32-63 are counted from the low 32 ballot bits."""
+    result = run(FIXTURES / "ballot_rank" / "old_fix.hip", 64)
+    assert (result.returncode, result.stdout) == (1, (
+        "block 0: 77 positive, checksum 20518\n"
+        "block 1: 72 positive, checksum 17293\n"
+        "block 2: 75 positive, checksum 20381\n"
+        "block 3: 73 positive, checksum 20420\n"
+        "total 313 positive\n"
+        "Test FAILED\n"))
+
+
+def test_half_fixed_warp_size_define_at_width_64_traps():
+    """The issue's half-fix of the WARP_SIZE case: the lane uses warpSize, the define stays 32."""
+    result = run(FIXTURES / "warp_size_define" / "old_fix.hip", 64)
+    assert result.returncode == 134
+    assert "hipport emulator: __shfl_down_sync at " in result.stderr
+
+
+def test_left_as_written_stays_wrong_at_width_64_and_is_reported(ports):
+    """--fix leaves ballot_out_param whole: its output is the unfixed port, wrong at width 64
+    (the HP1111 errors are asserted in tests/test_warp.py), right at width 32."""
+    unfixed, fixed = ports["ballot_out_param"]
+    assert fixed.read_text() == unfixed.read_text() == (FIXTURES / "ballot_out_param" / "fixed.hip").read_text()
+    result = run(fixed, 64)
+    assert result.returncode == 1
+    assert result.stdout.endswith("Test FAILED\n")
+    assert run(fixed, 32).stdout == reference("ballot_out_param")
