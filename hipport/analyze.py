@@ -33,6 +33,7 @@ from .parse import error_regions, macro_body_non_code
 from .rules import Mapping, RuleSet
 from .device_context import analyze_device_context, device_code
 from .register_keyword import analyze_register_keyword
+from .signatures import report_signatures
 from .overloads import analyze_overloads
 from .warp import analyze_warps
 
@@ -215,6 +216,7 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
             continue  # a device function HIP lacks has a plain name (umax, saturate): only calls count
         ctx.result.uses_cuda = True
         if name in calls and replacement is not None:
+            report_signatures(ctx, node, calls[name], _point_of(ctx, node, start))
             hip = _rewrite_call(ctx, node, calls[name], hip)
         if hip is not None:
             if not hip and source[end:end + 1] in (b" ", b"\t") and source[start - 1:start] in (b" ", b"\t", b"\n"):
@@ -291,6 +293,8 @@ def _rewrite_call(ctx: _FileContext, node: tree_sitter.Node, rewrites, hip: byte
     if arguments is None:
         return hip
     for rewrite in rewrites:
+        if rewrite.differs or rewrite.narrower:
+            continue  # reported by hipport.signatures
         if rewrite.hip is not None:
             if len(arguments) == rewrite.arguments:
                 hip = rewrite.hip.encode("ascii")

@@ -267,7 +267,11 @@ def describe_mapping(mapping, calls=()) -> str:
         rows.append(("section", mapping.section))
     rows += [(key.replace("_", " "), value) for key, value in mapping.versions.items()]
     for call in calls:
-        if call.hip is not None:
+        if call.differs or call.narrower:
+            condition = f"with {call.arguments} arguments: " if call.arguments is not None else ""
+            rows.append(("arguments", f"{condition}{call.differs or call.narrower} "
+                                      f"({'HP2010' if call.differs else 'HP2011'})"))
+        elif call.hip is not None:
             rows.append(("rewrite", f"with {call.arguments} arguments: {call.hip}"))
         else:
             rows.append(("rewrite", f"argument {call.argument + 1} becomes {call.wrap.replace('{}', '<argument>')}"))

@@ -190,7 +190,10 @@ class CallRewrite:
 
     Either ``wrap`` (a template with ``{}``) replaces argument number ``argument`` (0-based),
     unless that argument's text starts with one of ``unless``; or, for a call with exactly
-    ``arguments`` arguments, the function becomes ``hip`` instead of its usual mapping.
+    ``arguments`` arguments, the function becomes ``hip`` instead of its usual mapping; or
+    ``differs`` / ``narrower`` say how the HIP function's parameters differ from CUDA's (every
+    call is reported, or with ``arguments`` only calls with that many arguments; see
+    :mod:`hipport.signatures`).
     """
 
     cuda: str
@@ -202,6 +205,8 @@ class CallRewrite:
     note: str = ""
     path: str = ""
     line: int = 0
+    differs: str = ""
+    narrower: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +244,8 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "warp-synchronous": frozenset({"name", "condition"}),
     "cuda-version-macro": frozenset({"name"}),
     "image-api-gfx94x": frozenset({"name"}),
+    "signature-differs": frozenset({"name", "hip", "what"}),
+    "signature-narrower": frozenset({"name", "hip", "what"}),
     "missing-overload": frozenset({"name", "type", "lacks", "fix"}),
     "host-api-in-device-code": frozenset({"name", "hip", "function", "kind", "origin", "advice"}),
     "host-api-in-host-device-code": frozenset({"name", "hip", "function", "kind", "origin", "advice"}),
@@ -560,7 +567,8 @@ def _from_cache(path: Path, cached: dict) -> RuleFileContent:
         [PtxEquivalent(*fields, path=where, line=line) for *fields, line in cached["ptx"]],
         [Construct(*fields, path=where, line=line) for *fields, line in cached["constructs"]],
         Family(*family[:5], path=where, versions_of=family[5], cpp_namespace=family[6]) if family else None,
-        [CallRewrite(c[0], c[1], c[2], tuple(c[3]), *c[4:7], path=where, line=c[7]) for c in cached["calls"]],
+        [CallRewrite(c[0], c[1], c[2], tuple(c[3]), *c[4:7], path=where, line=c[7], differs=c[8], narrower=c[9])
+         for c in cached["calls"]],
     )
 
 
@@ -576,7 +584,8 @@ def _to_cache(content: RuleFileContent) -> dict:
                    for c in content.checks],
         "ptx": [[p.match, p.hip, p.note, p.line] for p in content.ptx],
         "constructs": [[c.name, c.check, c.where, c.line] for c in content.constructs],
-        "calls": [[c.cuda, c.argument, c.wrap, list(c.unless), c.arguments, c.hip, c.note, c.line] for c in content.calls],
+        "calls": [[c.cuda, c.argument, c.wrap, list(c.unless), c.arguments, c.hip, c.note, c.line, c.differs, c.narrower]
+                  for c in content.calls],
     }
 
 
