@@ -31,6 +31,7 @@ from .edits import Edit
 from .findings import Finding
 from .parse import error_regions, macro_body_non_code
 from .rules import Mapping, RuleSet
+from .unknown_names import FileNames, collect as collect_cuda_names
 from .device_context import analyze_device_context, device_code
 from .register_keyword import analyze_register_keyword
 from .signatures import report_signatures
@@ -72,6 +73,8 @@ class FileAnalysis:
         uses_cuda: a CUDA name, launch or header was seen (the file needs the HIP language).
         parse_error_regions: regions the grammar could not parse.
         inline_asm: every ``asm`` statement, with its PTX instructions and constraints.
+        cuda_names: unknown CUDA-looking names used and CUDA-looking names declared
+            (:mod:`hipport.unknown_names`; reported once the whole tree is analysed).
     """
 
     edits: list[Edit] = field(default_factory=list)
@@ -82,6 +85,7 @@ class FileAnalysis:
     uses_cuda: bool = False
     parse_error_regions: int = 0
     inline_asm: list["AsmBlock"] = field(default_factory=list)
+    cuda_names: "FileNames | None" = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -674,6 +678,7 @@ def analyze_file(
     if b"main" in source:
         _find_main(ctx)
     analyze_warps(ctx, fix)
+    ctx.result.cuda_names = collect_cuda_names(ctx)
     analyze_overloads(ctx)
     analyze_device_context(ctx)
     analyze_register_keyword(ctx, fix)

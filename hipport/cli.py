@@ -27,6 +27,7 @@ from .report import plural
 from .rules import TARGET_LIBS, RuleError, default_rules
 from .precise import PreciseOptions, PreciseUnavailable, session_for
 from .suppress import BaselineError, new_findings, read_baseline, write_baseline
+from .unknown_names import describe_unknown
 
 
 class InputError(click.ClickException):
@@ -285,6 +286,22 @@ def describe_mapping(mapping, calls=()) -> str:
     return "\n".join(f"{key.ljust(width)}  {value}" for key, value in rows)
 
 
+def describe_construct(rules, name: str) -> str | None:
+    """Plain-text description of the constructs of ``rules/constructs.yaml`` called ``name``
+    (``tex2D``, ``__reduce_add_sync``, ``cuda_fp8.h``): where the name counts and the check it
+    raises; None when no construct has that name."""
+    found = [c for (where, cname), c in sorted(rules.constructs.items()) if cname == name]
+    if not found:
+        return None
+    rows = [("CUDA", name)]
+    for construct in found:
+        check = rules.check(construct.check)
+        rows += [("used as", construct.where), ("reported", f"{check.id} {check.name} ({check.severity})"),
+                 ("see", f"hipport explain {check.id}"), ("defined at", f"{construct.path}:{construct.line}")]
+    width = max(len(key) for key, _ in rows)
+    return "\n".join(f"{key.ljust(width)}  {value}" for key, value in rows)
+
+
 @main.command()
 @click.argument("name")
 def explain(name: str) -> None:
@@ -303,10 +320,16 @@ def explain(name: str) -> None:
     if mapping is not None:
         click.echo(describe_mapping(mapping, rules.calls.get(name, ())))
         return
-    known = [*rules.checks, *rules.checks_by_name, *rules.identifiers, *rules.headers, *rules.namespaces]
+    described = describe_construct(rules, name)
+    if described is not None:
+        click.echo(described)
+        return
+    known = [*rules.checks, *rules.checks_by_name, *rules.identifiers, *rules.headers, *rules.namespaces,
+             *dict.fromkeys(construct for _, construct in rules.constructs)]
     close = difflib.get_close_matches(name, known, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
-    raise InputError(f"{name!r} is neither a check id or name nor a CUDA name hipport knows{hint}")
+    unknown = describe_unknown(rules, name) or ""  # a CUDA-looking name: what hipport check says of it
+    raise InputError(f"{name!r} is neither a check id or name nor a CUDA name hipport knows{unknown}{hint}")
 
 
 @main.command()

@@ -28,6 +28,7 @@ from .report import FileSummary, Report
 from .rules import RuleSet, default_rules
 from .precise import PreciseOptions, PreciseUnavailable, analyze_precise, merge, session_for
 from .suppress import filter_and_fingerprint
+from .unknown_names import FileNames, TreeNames
 
 REPORT_MARKDOWN = "hipport-report.md"
 REPORT_JSON = "hipport-report.json"
@@ -71,6 +72,7 @@ class PortedFile:
     summary: FileSummary
     defines_main: bool = False
     uses_hip: bool = False
+    cuda_names: FileNames | None = None
 
 
 def _line_count(data: bytes) -> int:
@@ -161,7 +163,7 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
             pass  # this file keeps the tree-sitter analysis
     summary.findings = filter_and_fingerprint(findings, data)
     output = bom + (apply_edits(data, analysis.edits) if analysis.edits else data)
-    return PortedFile(file, output, summary, analysis.defines_main, analysis.uses_cuda)
+    return PortedFile(file, output, summary, analysis.defines_main, analysis.uses_cuda, analysis.cuda_names)
 
 
 # Worker-process state, set once per process by _init_worker (the rules are loaded and
@@ -259,9 +261,10 @@ def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: Rul
         raise ValueError(f"rules loaded for --target-libs={rules.target_libs}, options say {options.target_libs}")
     files = discover(src, None, list(options.exclude))
     report = _new_report(src, None, options, rules)
-    build_files, gpu_cxx = [], set()
+    build_files, gpu_cxx, cuda_names = [], set(), TreeNames(rules)
     for done, ported in enumerate(_port_all(files, options, rules, None), 1):
         report.files.append(ported.summary)
+        cuda_names.add(ported.summary, ported.cuda_names)
         if build_file_kind(ported.file.rel):
             build_files.append(ported)
         elif (ported.file.convert and ported.file.is_unit and ported.uses_hip
@@ -270,6 +273,7 @@ def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: Rul
         if progress:
             progress(done, len(files))
     _migrate_build_files(build_files, frozenset(gpu_cxx), options, rules, None)
+    cuda_names.report()  # unknown CUDA names the tree does not define (HP2008)
     report.files.sort(key=lambda s: s.path)
     report.seconds = time.perf_counter() - started
     return report
@@ -338,11 +342,12 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
     files = discover(src, out, list(options.exclude))
     result = ConversionResult(_new_report(src, out, options, rules))
     units: list[UnitInfo] = []
-    build_files, gpu_cxx = [], set()
+    build_files, gpu_cxx, cuda_names = [], set(), TreeNames(rules)
     for done, ported in enumerate(_port_all(files, options, rules, out), 1):
         file = ported.file
         result.written.append(file.out_rel)
         result.report.files.append(ported.summary)
+        cuda_names.add(ported.summary, ported.cuda_names)
         if file.convert and file.is_unit:
             units.append(UnitInfo(file.out_rel, ported.defines_main, ported.uses_hip))
             if ported.uses_hip and not file.rel.endswith((".cu", ".hip", ".c")):  # C++ files compiled as GPU code
@@ -353,6 +358,7 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
             progress(done, len(files))
     # SRC's build files are migrated, not copied; they include the platform module when they use CUDA
     needs_platform_module = _migrate_build_files(build_files, frozenset(gpu_cxx), options, rules, out)
+    cuda_names.report()  # unknown CUDA names the tree does not define (HP2008)
     result.report.files.sort(key=lambda s: s.path)
     units.sort(key=lambda u: u.out_rel)
     has_cmake = any(f.rel == "CMakeLists.txt" for f in files)

@@ -10,11 +10,13 @@ This pass finds the calls of those functions and decides from the source as writ
 
 * a call whose argument count matches no lacking overload is fine (``fma(a, b, c)``: only CUDA's
   four-argument ``fma`` with a rounding mode is missing);
-* otherwise the type of the first argument is read where the file shows it: a variable, array or
+* otherwise the type of the argument that tells the overloads apart (the first, or the first
+  whose type is not a plain number: curand_init's state) is read where the file shows it: a
+  variable, array or
   pointer declared in the enclosing function, its parameters or at file scope (``&sum``,
   ``&out[i]``, ``p + i``), a C cast, or a floating literal (``1.0f`` is a float). A call whose
-  first argument has a type HIP lacks is reported, naming the type;
-* a call whose first argument's type cannot be read (a member, a template parameter, a call)
+  argument has a type HIP lacks is reported, naming the type;
+* a call whose argument's type cannot be read (a member, a template parameter, a call)
   is reported only for the functions whose entry says ``unknown_type: report``: those where HIP
   has only the half-precision overloads, so most uses fail (``__ldcs``, ``__ldcg``, ``__ldca``).
 
@@ -44,6 +46,10 @@ _SCOPES = frozenset({"compound_statement", "translation_unit", "declaration_list
                      "template_declaration", "linkage_specification", "namespace_definition"})
 #: Most lacking signatures named in one message; the rest are counted.
 SHOWN = 4
+#: Plain number types: a parameter of one of these rarely tells overloads apart (curand_init's seed).
+_NUMBERS = frozenset({"bool", "char", "signed char", "unsigned char", "short", "unsigned short", "int",
+                      "unsigned int", "long", "unsigned long", "long long", "unsigned long long", "float",
+                      "double", "size_t"})
 
 
 def base_type(text: str) -> str:
@@ -55,6 +61,13 @@ def base_type(text: str) -> str:
 
 def _parameters(signature: str) -> list[str]:
     return [p.strip() for p in signature.split(",")] if signature.strip() else []
+
+
+def key_position(signature: str) -> int:
+    """The parameter that tells a lacking overload apart: the first whose type is not a plain
+    number (``curandStateTest_t *`` in curand_init's four), else the first."""
+    bases = [base_type(p) for p in _parameters(signature)]
+    return next((i for i, b in enumerate(bases) if b not in _NUMBERS), 0)
 
 
 def _declared_name(declarator: "tree_sitter.Node | None") -> bytes | None:
@@ -154,9 +167,16 @@ def _check_call(ctx: "_FileContext", node: "tree_sitter.Node", mapping: "Mapping
     if not values:
         found, matching = None, lacking
     else:
-        found = argument_type(values[0])
-        matching = [s for s in lacking if found is not None and base_type(_parameters(s)[0]) == found]
-        if found is not None and not matching:
+        found, matching = None, []
+        for signature in lacking:
+            position = key_position(signature)
+            seen = argument_type(values[position])
+            if seen is not None and seen == base_type(_parameters(signature)[position]):
+                found = seen
+                matching.append(signature)
+            elif seen is not None and found is None:
+                found = ""  # readable, and not a type HIP lacks here
+        if found == "":
             return  # a type HIP declares it for (or a typedef hipport does not follow)
         if found is None and not mapping.report_unknown_type:
             return

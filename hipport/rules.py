@@ -264,6 +264,7 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "macro-cuda-name": frozenset({"name", "macro", "status", "hip"}),
     "syncwarp": frozenset({"name"}),
     "warp-reduce": frozenset({"name"}),
+    "unknown-cuda-name": frozenset({"name", "closest"}),
     "unsupported-api": _MAPPING_FIELDS,
     "removed-api": _MAPPING_FIELDS,
     "deprecated-api": _MAPPING_FIELDS,

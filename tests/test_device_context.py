@@ -217,3 +217,46 @@ def test_register_in_a_c_file_is_left_alone(tmp_path):
 def test_explicit_register_variable_is_left_alone(tmp_path):
     _, findings = _convert(tmp_path, "k.cu", "void f() { register int sp asm(\"rsp\"); (void)sp; }\n")
     assert _lines(findings, "HP1213") == []
+
+
+def _hip_function_declarations(toolchain, tmp_path: Path) -> dict[str, bool]:
+    """hip* function name -> whether any declaration of it in HIP 6.4's hip/hip_runtime.h is
+    ``__device__`` (clang-19's AST of the header, compiled for gfx90a)."""
+    import subprocess
+    source = tmp_path / "runtime.hip"
+    source.write_text("#include <hip/hip_runtime.h>\n")
+    command = [str(toolchain.clang), "-x", "hip", "--cuda-device-only", "--offload-arch=gfx90a", "-nogpulib",
+               f"--hip-path={toolchain.hip_amd_root}", "-isystem", str(toolchain.hip_amd_include), "-fsyntax-only",
+               "-Xclang", "-ast-dump=json", "-Xclang", "-ast-dump-filter=hip", str(source)]
+    text = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    decoder, position, found = json.JSONDecoder(), 0, {}
+    while (match := re.compile(r"\S").search(text, position)) is not None:
+        if text.startswith("Dumping", match.start()):
+            position = text.index("\n", match.start()) + 1
+            continue
+        node, position = decoder.raw_decode(text, match.start())
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if current.get("kind") == "FunctionDecl" and current.get("name", "").startswith("hip"):
+                device = any(c.get("kind") == "CUDADeviceAttr" for c in current.get("inner", []))
+                found[current["name"]] = found.get(current["name"], False) or device
+            stack.extend(c for c in current.get("inner", []) if c.get("kind") in ("FunctionTemplateDecl", "LinkageSpecDecl",
+                                                                                   "NamespaceDecl"))
+    return found
+
+
+def test_hip_declares_no_runtime_function_for_device_code(tmp_path, toolchain):
+    """The fact HP1211/HP1212 rest on: of the HIP functions the runtime and driver families map
+    to, HIP 6.4 declares none __device__ (CUDA's device runtime has no HIP counterpart)."""
+    from hipport.device_context import CUDA_DEVICE_RUNTIME, HOST_API_FAMILIES
+    from hipport.rules import default_rules
+    declared = _hip_function_declarations(toolchain, tmp_path)
+    assert len(declared) > 400
+    rules = default_rules()
+    targets = {m.hip for m in rules.identifiers.values()
+               if m.family in HOST_API_FAMILIES and m.kind == "function" and m.hip in declared}
+    assert len(targets) > 400
+    assert {name for name in targets if declared[name]} == set()
+    core = {"hipMalloc", "hipFree", "hipMemcpyAsync", "hipMemsetAsync", "hipGetLastError", "hipGetDevice"}
+    assert core <= {rules.identifiers[n].hip for n in CUDA_DEVICE_RUNTIME if n in rules.identifiers} and core <= targets

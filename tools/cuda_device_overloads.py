@@ -2,7 +2,7 @@
 """Record the argument types CUDA's own headers declare each device function for.
 
 ``tests/test_device_mappings_compile.py`` ports one translation unit that calls every mapped
-device function (``rules/cuda_device.yaml``, ``rules/cucomplex.yaml``) once per CUDA overload and
+device function (``rules/cuda_device.yaml``, ``rules/cucomplex.yaml``, the device API of ``rules/curand.yaml``) once per CUDA overload and
 compiles it for gfx90a, so it must know CUDA's overloads: ``__ldcs`` has 35 of them in CUDA 12.4
 (``sm_32_intrinsics.h`` for the scalar and vector types, ``cuda_fp16.h`` and ``cuda_bf16.h`` for the
 half types), ``atomicAdd`` 11. This tool finds them by parsing the CUDA headers with libclang and
@@ -14,8 +14,9 @@ How the headers are read: as CUDA device code for sm_90 (``--cuda-device-only
 CUDA wrapper headers turned off (``-nocudainc``; they would replace ``__ldg``, ``__ldcs`` and the
 ``__shfl*`` functions with clang's versions) and ``__CUDACC__`` defined as nvcc does. The
 translation unit includes ``cuda_runtime.h`` (device functions, atomics, the ``sm_*`` intrinsics,
-CUDA's math functions), ``cuda_fp16.h``, ``cuda_bf16.h`` and ``cuComplex.h``. Only declarations whose
-file lies under the CUDA include folder count (glibc's ``sinf`` is not CUDA's). Function templates
+CUDA's math functions), ``cuda_fp16.h``, ``cuda_bf16.h``, ``cuComplex.h`` and ``curand_kernel.h``. Only
+declarations whose file lies under the CUDA include folder count (glibc's ``sinf`` is not CUDA's),
+and only those marked ``__device__`` (curand.h's host API is left out). Function templates
 are listed apart (``templates``), since a use needs its template arguments. Overloads taking
 ``long double`` are left out: CUDA declares them only "to avoid warnings on the call graph" (its
 ``crt/math_functions.h`` says long double is not supported on the device).
@@ -46,20 +47,20 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parent.parent
-RULE_FILES = (REPO / "rules" / "cuda_device.yaml", REPO / "rules" / "cucomplex.yaml")
+RULE_FILES = (REPO / "rules" / "cuda_device.yaml", REPO / "rules" / "cucomplex.yaml", REPO / "rules" / "curand.yaml")
 DEFAULT_INCLUDE = REPO / ".toolchain" / "cuda" / "include"
 DEFAULT_OUTPUT = REPO / "tests" / "fixtures" / "device_overloads"
-HEADERS = ("cuda_runtime.h", "cuda_fp16.h", "cuda_bf16.h", "cuComplex.h")
+HEADERS = ("cuda_runtime.h", "cuda_fp16.h", "cuda_bf16.h", "cuComplex.h", "curand_kernel.h")
 SYSTEM_LIBCLANG = Path("/usr/lib/llvm-19/lib/libclang-19.so.1")
 SYSTEM_RESOURCE_DIR = Path("/usr/lib/llvm-19/lib/clang/19")
 
 
-def rule_function_names(rule_files=RULE_FILES) -> set[str]:
-    """Every ``kind: function`` CUDA name of the given mapping files (any status)."""
+def rule_names(kind: str, rule_files=RULE_FILES) -> set[str]:
+    """Every CUDA name of ``kind`` (``function``, ``type``) in the given mapping files (any status)."""
     names: set[str] = set()
     for path in rule_files:
         for entry in yaml.safe_load(path.read_text(encoding="utf-8"))["mappings"]:
-            if entry["kind"] == "function":
+            if entry["kind"] == kind:
                 names.add(entry["cuda"])
     return names
 
@@ -96,9 +97,11 @@ def cuda_version(include: Path) -> str:
     return f"{number // 1000}.{number % 1000 // 10}"
 
 
-def collect(include: Path, names: set[str]) -> tuple[dict[str, list[list[str]]], dict[str, str]]:
+def collect(include: Path, names: set[str], type_names: set[str] = frozenset()
+            ) -> tuple[dict[str, list[list[str]]], dict[str, str], list[str]]:
     """Parse CUDA's headers below ``include`` and return (name -> distinct parameter-type lists in
-    header order, name -> header of a function template of that name) for the ``names``.
+    header order, name -> header of a function template of that name) for the function ``names``,
+    and the sorted ``type_names`` that CUDA declares as incomplete (opaque) types.
 
     Raises:
         SystemExit: libclang is missing, or the headers do not parse (first errors shown).
@@ -127,7 +130,12 @@ def collect(include: Path, names: set[str]) -> tuple[dict[str, list[list[str]]],
         raise SystemExit("the CUDA headers do not parse:\n" + "\n".join(str(d) for d in fatal[:5]))
     overloads: dict[str, list[list[str]]] = {}
     templates: dict[str, str] = {}
+    complete: dict[str, bool] = {}
     for cursor in unit.cursor.walk_preorder():
+        if cursor.kind in (cindex.CursorKind.TYPEDEF_DECL, cindex.CursorKind.STRUCT_DECL) and cursor.spelling in type_names:
+            size = cursor.type.get_size()  # negative for an incomplete type
+            complete[cursor.spelling] = complete.get(cursor.spelling, False) or size > 0
+            continue
         if cursor.kind not in (cindex.CursorKind.FUNCTION_DECL, cindex.CursorKind.FUNCTION_TEMPLATE):
             continue
         if cursor.spelling not in names or cursor.location.file is None:
@@ -138,6 +146,8 @@ def collect(include: Path, names: set[str]) -> tuple[dict[str, list[list[str]]],
         if cursor.kind == cindex.CursorKind.FUNCTION_TEMPLATE:
             templates.setdefault(cursor.spelling, where[len(root) + 1:])
             continue
+        if not any(c.kind == cindex.CursorKind.CUDADEVICE_ATTR for c in cursor.get_children()):
+            continue  # a host function (curand.h's curandCreateGenerator): device code cannot call it
         params = [normalize_type(a.type.spelling) for a in cursor.get_arguments()]
         if any("long double" in p for p in params):
             continue  # crt/math_functions.h: "long double is not supported on the device"
@@ -146,19 +156,20 @@ def collect(include: Path, names: set[str]) -> tuple[dict[str, list[list[str]]],
         known = overloads.setdefault(cursor.spelling, [])
         if params not in known:
             known.append(params)
-    return overloads, templates
+    return overloads, templates, sorted(name for name, whole in complete.items() if not whole)
 
 
 def render(version: str, overloads: dict[str, list[list[str]]], templates: dict[str, str],
-           missing: list[str]) -> str:
+           missing: list[str], opaque: list[str] = ()) -> str:
     """The data file's text: a header comment, then one line per function (sorted by name)."""
     def flow(items: list[str]) -> str:
         return "[" + ", ".join(yaml.safe_dump(i, default_style="'").strip() if i else "''" for i in items) + "]"
 
     lines = [
         f"# Parameter types of CUDA {version}'s device functions, per overload, for the names of",
-        "# rules/cuda_device.yaml and rules/cucomplex.yaml. Generated by tools/cuda_device_overloads.py",
-        "# (libclang over CUDA's own headers: cuda_runtime.h, cuda_fp16.h, cuda_bf16.h, cuComplex.h);",
+        "# rules/cuda_device.yaml, rules/cucomplex.yaml and rules/curand.yaml. Generated by",
+        "# tools/cuda_device_overloads.py (libclang over CUDA's own headers: cuda_runtime.h, cuda_fp16.h,",
+        "# cuda_bf16.h, cuComplex.h, curand_kernel.h);",
         "# read by tests/test_device_mappings_compile.py. Do not edit: regenerate.",
         f"cuda_version: '{version}'",
         "overloads:",
@@ -167,9 +178,11 @@ def render(version: str, overloads: dict[str, list[list[str]]], templates: dict[
     lines.append("# Function templates (a use needs template arguments): the header declaring each.")
     lines.append("templates:" + ("" if templates else " {}"))
     lines += [f"  {name}: {templates[name]}" for name in sorted(templates)]
-    lines.append("# Names of the rules that CUDA's headers do not declare as functions (compiler")
-    lines.append("# built-ins such as __syncthreads, macros, or names of other CUDA versions).")
+    lines.append("# Function names of the rules that CUDA's headers do not declare as device functions (host")
+    lines.append("# functions of curand.h, macros, names of other CUDA versions or architectures).")
     lines.append("undeclared: [" + ", ".join(missing) + "]")
+    lines.append("# Types of the rules that CUDA declares but never defines (opaque handles): no sizeof.")
+    lines.append("opaque_types: [" + ", ".join(opaque) + "]")
     return "\n".join(lines) + "\n"
 
 
@@ -187,12 +200,12 @@ def main(argv: list[str] | None = None) -> int:
         if not (include / "cuda_runtime.h").is_file():
             raise SystemExit(f"{include}: no cuda_runtime.h (run scripts/install-toolchain.sh or give --cuda-include)")
         version = options.cuda_version or cuda_version(include)
-        names = rule_function_names()
-        overloads, templates = collect(include, names)
+        names = rule_names("function")
+        overloads, templates, opaque = collect(include, names, rule_names("type"))
         missing = sorted(names - set(overloads) - set(templates))
         output = options.output or DEFAULT_OUTPUT / f"cuda-{version}.yaml"
         output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(render(version, overloads, templates, missing), encoding="utf-8")
+        output.write_text(render(version, overloads, templates, missing, opaque), encoding="utf-8")
     except SystemExit as stop:
         if isinstance(stop.code, str):
             print(f"cuda_device_overloads: {stop.code}", file=sys.stderr)

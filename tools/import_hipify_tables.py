@@ -651,6 +651,20 @@ _MISSING_OVERLOADS: dict[str, dict[str, object]] = {
 }
 
 
+#: cuRAND device functions whose curand_kernel.h overloads for curandStateTest_t (a test generator
+#: outside cuRAND's documented device API) hipRAND 6.4.3 lacks: hiprand/hiprand_kernel_rocm.h has no
+#: such state (found by tests/test_device_mappings_compile.py).
+_CURAND_TEST_STATE: dict[str, dict[str, object]] = {
+    name: _overloads("hipRAND has no counterpart of curandStateTest_t: use a documented generator state "
+                     "(curandState, curandStatePhilox4_32_10_t)", signature)
+    for name, signature in (("curand", "curandStateTest_t *"),
+                            ("curand_init", "unsigned long long, unsigned long long, unsigned long long, "
+                                            "curandStateTest_t *"),
+                            ("curand_uniform", "curandStateTest_t *"),
+                            ("curand_uniform_double", "curandStateTest_t *"))
+}
+
+
 #: Corrections to HIPIFY's facts, by family and CUDA name, found by checking the ``hip`` and
 #: ``roc`` names against the headers of HIP 6.4 (Debian's libamdhip64-dev 6.4.3), of the ROCm
 #: 6.4 libraries (Debian sid's -dev packages) and of ROCm/hipDNN (``--hip-include``), and by
@@ -844,7 +858,7 @@ HIP_FIXES: dict[str, dict[str, dict[str, str | None]]] = {
                     "generator's, and rocrand/rocrand_xorwow.h declares the typedef "
                     "rocrand_state_xorwow for it (rocRAND 6.4.3).",
         } for cuda in ("curandState", "curandState_t", "curandStateXORWOW", "curandStateXORWOW_t")
-    },
+    } | _CURAND_TEST_STATE,
     "cub": {
         **{cuda: {
             "hip": hip,
