@@ -1,0 +1,177 @@
+"""HP2008 unknown-cuda-name: no CUDA-looking name passes silently (issue 10, point 3).
+
+tests/fixtures/unknown_names/ is a two-file project: common/check.h declares the project's own
+CUDA-looking names (a CUDA_CHECK macro, a cudaReportFailure function, a cuScalar typedef, a
+cuMode enum with CU_MODE_* enumerators, a cudaBuffers struct with cudaData/cudaCount fields),
+kernels.cu uses them next to CUDA names no rule knows (the template form of
+cudaLaunchKernelEx, CU_MEM_ALLOCATION_COMP_GENERIC, atomicInc_system, __grid_constant__, and a
+made-up name in a macro body), names in comments, strings and #if conditions, a name under a
+project namespace and a suppressed use.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from helpers import CORPUS, FIXTURES
+from hipport.cli import main
+from hipport.convert import ConvertOptions, check_tree, convert_tree
+from hipport.rules import default_rules
+from hipport.unknown_names import closest_names, known_names, looks_like_cuda
+
+PROJECT = FIXTURES / "unknown_names"
+MESSAGE = "{} looks like a CUDA name, but no hipport rule knows it: left unchanged; closest known names: {}"
+
+
+def _hp2008(report) -> list[tuple[str, int, int, str, str]]:
+    return [(f.path, f.line, f.column, f.name, f.message) for f in report.findings if f.rule_id == "HP2008"]
+
+
+def test_exact_findings_of_the_project() -> None:
+    report = check_tree(PROJECT, ConvertOptions(jobs=1))
+    assert _hp2008(report) == [
+        ("kernels.cu", 8, 29, "__grid_constant__", MESSAGE.format("__grid_constant__", "__constant__, __const__")),
+        ("kernels.cu", 10, 5, "atomicInc_system",
+         MESSAGE.format("atomicInc_system", "atomicMin_system, atomicAnd_system, atomicExch_system")),
+        ("kernels.cu", 13, 46, "cudaPeekAtLastErrorTwice",
+         MESSAGE.format("cudaPeekAtLastErrorTwice", "cudaPeekAtLastError, cudaGetLastError, cudnnGetLastErrorString")),
+        ("kernels.cu", 22, 5, "cudaLaunchKernelEx",
+         MESSAGE.format("cudaLaunchKernelEx", "cudaLaunchKernelExC, cudaLaunchKernel, cudaLaunch")),
+        ("kernels.cu", 30, 23, "CU_MEM_ALLOCATION_COMP_GENERIC",
+         MESSAGE.format("CU_MEM_ALLOCATION_COMP_GENERIC",
+                        "CU_MEM_ALLOCATION_TYPE_PINNED, CU_MEM_LOCATION_TYPE_DEVICE, CU_MEM_ALLOCATION_TYPE_MAX")),
+    ]
+    finding = next(f for f in report.findings if f.rule_id == "HP2008")
+    assert (finding.rule_name, finding.severity) == ("unknown-cuda-name", "warning")
+    assert finding.fingerprint  # suppressions and baselines work on it like on any finding
+
+
+def test_names_the_tree_declares_elsewhere_are_reported_without_their_header() -> None:
+    """The same kernels.cu checked alone: the names common/check.h declares are now unknown."""
+    report = check_tree(PROJECT / "kernels.cu", ConvertOptions(jobs=1))
+    assert [(line, name) for _, line, _, name, _ in _hp2008(report)] == [
+        (8, "__grid_constant__"), (10, "atomicInc_system"), (13, "cudaPeekAtLastErrorTwice"),
+        (15, "cudaBuffers"), (16, "cuScalar"), (22, "cudaLaunchKernelEx"), (23, "CUDA_CHECK"),
+        (24, "cudaReportFailure"), (29, "CU_MODE_FAST"), (30, "CU_MEM_ALLOCATION_COMP_GENERIC"),
+    ]
+
+
+def test_convert_reports_them_too(tmp_path: Path) -> None:
+    result = convert_tree(PROJECT, tmp_path / "out", ConvertOptions(jobs=1))
+    assert [(f.line, f.name) for f in result.report.findings if f.rule_id == "HP2008"] == [
+        (8, "__grid_constant__"), (10, "atomicInc_system"), (13, "cudaPeekAtLastErrorTwice"),
+        (22, "cudaLaunchKernelEx"), (30, "CU_MEM_ALLOCATION_COMP_GENERIC")]
+    assert "HP2008" in (tmp_path / "out" / "hipport-report.md").read_text()
+
+
+#: (code, the names reported in it). Each snippet is checked as a .cu file of its own.
+MUST_FLAG = [
+    ("void f() { cudaGraphMadeUp(nullptr); }", ["cudaGraphMadeUp"]),
+    ("void f() { cuMadeUpDriverCall(0); }", ["cuMadeUpDriverCall"]),
+    ("int x = CU_MADE_UP_ENUMERATOR;", ["CU_MADE_UP_ENUMERATOR"]),
+    ("int x = CUDA_MADE_UP_CONSTANT;", ["CUDA_MADE_UP_CONSTANT"]),
+    ("int x = CUB_MADE_UP;", ["CUB_MADE_UP"]),
+    ("void f() { cublasMadeUp(); cusparseMadeUp(); curandMadeUp(); cufftMadeUp(); }",
+     ["cublasMadeUp", "cusparseMadeUp", "curandMadeUp", "cufftMadeUp"]),
+    ("void f() { cusolverDnMadeUp(); cudnnMadeUp(); nvrtcMadeUp(); ncclMadeUp(); }",
+     ["cusolverDnMadeUp", "cudnnMadeUp", "nvrtcMadeUp", "ncclMadeUp"]),
+    ("__device__ float f(float x) { return __nv_made_up(x); }", ["__nv_made_up"]),
+    ("__global__ void k(unsigned* c) { atomicDec_system(c, 4u); }", ["atomicDec_system"]),
+    ("__global__ void k(float* p) { p[0] = __ldmadeup(p); }", []),  # not a cache-load name
+    ("__global__ void __cluster_dims__(2, 1, 1) k() {}", ["__cluster_dims__"]),
+    ("#define PEEK() cudaMadeUpInMacro()\n", ["cudaMadeUpInMacro"]),
+    ("void f() { int v = tex2DMadeUp<float>(0, 0.f, 0.f); }", ["tex2DMadeUp"]),
+]
+#: Code whose CUDA-looking names are never reported.
+MUST_NOT_FLAG = [
+    "void f() { cudaMalloc(nullptr, 4); cudaFree(nullptr); }",  # known, mapped
+    "__global__ void k(int* p) { atomicAdd(p, 1); __syncthreads(); }",  # known, kept
+    "__global__ __launch_bounds__(256) void k() {}",  # HIP's own keyword
+    "__device__ __forceinline__ int f() { return 1; } __constant__ int c; __shared__ int s;",
+    "// cudaOnlyInAComment\n/* cuOnlyInABlockComment */",
+    'const char* s = "cudaOnlyInAString"; char c = \'c\';',
+    "#include \"cudaProjectHeader.h\"\n#include <cudaSystemLikeHeader.h>",
+    "#ifdef CUDA_PROJECT_OPTION\n#endif\n#if defined(CU_PROJECT_FLAG) && CUDA_LEVEL > 2\n#endif",
+    "#undef CUDA_PROJECT_OPTION\n#pragma cuda_made_up",
+    "int cudaStatus = 0; int g() { return cudaStatus; }",
+    "void cudaHelper(int cudaArg) { cudaHelper(cudaArg); }",
+    "struct cuThing { int cudaField; }; int g(cuThing t) { return t.cudaField; }",
+    "typedef int cuIndex; using cudaSize = long; cuIndex i; cudaSize n;",
+    "enum { CUDA_PROJECT_ONE = 1 }; int g() { return CUDA_PROJECT_ONE; }",
+    "namespace cudaUtil { int x; } int g() { return cudaUtil::x; }",
+    "int g() { return mylib::cudaScoped() + Outer<int>::cuInner; }",
+    "#define CUDA_CALL(cudaExpr) (cudaExpr)\nint g() { return CUDA_CALL(1); }",
+    "int g() { int a = 1; // hipport: ignore[HP2008]\n return cudaSuppressed(a); // hipport: ignore[HP2008]\n}",
+    "template <typename cudaT> cudaT id(cudaT v) { return v; }",
+    "#error cudaInAnErrorLine\n",
+]
+
+
+def _check_snippet(tmp_path: Path, code: str) -> list[str]:
+    source = tmp_path / "snippet.cu"
+    source.write_text(code + "\n")
+    return [f.name for f in check_tree(source, ConvertOptions(jobs=1)).findings if f.rule_id == "HP2008"]
+
+
+@pytest.mark.parametrize("code, names", MUST_FLAG, ids=[names[0] if names else "none" for _, names in MUST_FLAG])
+def test_must_flag(tmp_path: Path, code: str, names: list[str]) -> None:
+    assert _check_snippet(tmp_path, code) == names
+
+
+@pytest.mark.parametrize("code", MUST_NOT_FLAG)
+def test_must_not_flag(tmp_path: Path, code: str) -> None:
+    assert _check_snippet(tmp_path, code) == []
+
+
+def test_known_names_and_patterns() -> None:
+    rules = default_rules()
+    known = known_names(rules)
+    assert {"cudaMalloc", "tex2D", "__reduce_add_sync", "__global__", "cub", "atomicInc"} <= known
+    assert not {"cudaLaunchKernelEx", "atomicInc_system", "__grid_constant__"} & known
+    assert all(looks_like_cuda(n) for n in ("cudaX", "cuX", "CU_X", "CUDA_X", "CUB_X", "__nv_x", "cublasX",
+                                            "nvtxRangePushA", "NVTX_VERSION", "atomicFoo", "__madeup__"))
+    assert not any(looks_like_cuda(n) for n in ("cube", "cucumber", "occupancy", "atomic", "texture", "__x"))
+    assert closest_names(rules, "cudaMallocc") == ("cudaMalloc", "cudaMalloc3D", "cudaMallocPitch")
+
+
+def test_explain_knows_every_name_the_checks_report() -> None:
+    """``hipport explain`` describes (exit 0) every construct of rules/constructs.yaml and every
+    CUDA name that an API or construct finding of the corpus and of this project names; for a
+    name HP2008 reports it says so, with the closest known names (exit 2: the name is unknown)."""
+    rules = default_rules()
+    api_checks = {"unsupported-api", "removed-api", "deprecated-api", "experimental-api",
+                  *(c.check for c in rules.constructs.values())}
+    findings = [*check_tree(PROJECT, ConvertOptions(jobs=1)).findings, *check_tree(CORPUS, ConvertOptions(jobs=1)).findings]
+    names = {name for _, name in rules.constructs} | {f.name for f in findings if f.rule_name in api_checks}
+    runner = CliRunner()
+    failing = {name: result.output for name in sorted(names)
+               if (result := runner.invoke(main, ["explain", name])).exit_code != 0}
+    assert failing == {}
+    unknown = {f.name for f in findings if f.rule_id == "HP2008"}
+    assert unknown == {"__grid_constant__", "atomicInc_system", "cudaPeekAtLastErrorTwice", "cudaLaunchKernelEx",
+                       "CU_MEM_ALLOCATION_COMP_GENERIC"} | CORPUS_UNKNOWN
+    for name in sorted(unknown):
+        result = runner.invoke(main, ["explain", name])
+        assert result.exit_code == 2 and "hipport check reports it as HP2008 unknown-cuda-name" in result.output, name
+
+
+#: The HP2008 names of the corpus (corpus/).
+CORPUS_UNKNOWN: set[str] = set()
+
+
+def test_explain_output_of_a_construct_and_an_unknown_name() -> None:
+    runner = CliRunner()
+    construct = runner.invoke(main, ["explain", "tex2D"])
+    assert construct.exit_code == 0
+    assert construct.output.splitlines()[:4] == [
+        "CUDA        tex2D", "used as     identifier", "reported    HP1210 image-api-gfx94x (warning)",
+        "see         hipport explain HP1210"]
+    unknown = runner.invoke(main, ["explain", "atomicInc_system"])
+    assert unknown.exit_code == 2
+    assert unknown.output == (
+        "Error: 'atomicInc_system' is neither a check id or name nor a CUDA name hipport knows (hipport check "
+        "reports it as HP2008 unknown-cuda-name; closest known names: atomicMin_system, atomicAnd_system, "
+        "atomicExch_system); did you mean atomicMin_system, atomicAnd_system, atomicExch_system?\n")
