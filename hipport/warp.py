@@ -27,8 +27,13 @@ uses ``warpSize`` at run time only. This pass reports:
 
 ``--fix`` (``fix=True``) is all or nothing per function. Every 32-wide assumption found in a
 function is an *item* with the edits that fix it, or with none when no rewrite is known to be
-right at widths 32 and 64. A warp-size constant joins every function that uses it (one changed
-definition changes them all), so units are unions of functions and constants. A unit is
+right at widths 32 and 64. Units are unions: a warp-size constant joins every function that
+uses it (one changed definition changes them all), a function joins the functions of the same
+file it calls, and a file-scope declaration with an assumption (``constexpr int kWarps = kBlock /
+kWarpSize;``) joins the functions that use its names. A call to a function named like a
+wavefront helper (``lane_id``, ``warp_sum``) that is defined in another file is an item with no
+fix: its width is decided there. A full-mask constant outside functions is a unit of its own
+(widening it is right at both widths). A unit is
 rewritten only when every item in it has a fix; the edits are then applied and each reported as
 HP1107. Otherwise nothing in the unit is changed, its findings are reported as without --fix and
 each of its functions gets an HP1111 error naming the first assumption --fix could not rewrite.
@@ -127,6 +132,9 @@ _THREAD_INDEX = re.compile(r"^threadIdx\.[xyz]$")
 _BLOCK_DIM = re.compile(r"^blockDim\.[xyz]$")
 _LANE_CALL = re.compile(r"^(__lane_id|\w*lane_?id\w*|\w*[Ll]ane[Ii]d\w*)$")
 _WARP_CALL = re.compile(r"^(\w*warp_?id\w*|\w*[Ww]arp[Ii]d\w*)$")
+#: Functions named like wavefront helpers (lane_id, warp_sum, warpReduce): defined in another
+#: file, their width is unknown here.
+_WARP_HELPER = re.compile(r"lane|warp", re.IGNORECASE)
 _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
 #: --fix rewrites of (operator, literal) next to threadIdx: new operator and operand text.
 _LANE_FIXES = {("%", "32"): ("%", "warpSize"), ("/", "32"): ("/", "warpSize"), ("&", "31"): ("&", "(warpSize - 1)"),
@@ -165,6 +173,7 @@ class _Item:
     fixes: list[_Fix] | None = field(default_factory=list)
     reason: str = ""
     label: str = ""  # how HP1111 names it outside a function
+    standalone: bool = False  # right on its own at both widths (a full mask widened): never joins a function
 
 
 def _strip(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
@@ -382,6 +391,7 @@ class _Scan:
             self.shared_arrays()
         if b"warpSize" in source:
             self.warp_size_constant_expressions()
+        self.file_scope_links()
         for match in _AMDGCN_WAVEFRONT.finditer(source):
             node = ctx.node_at(match.start(), match.end())
             if node.type not in _CODE_SKIP:
@@ -404,6 +414,36 @@ class _Scan:
             for callee in definitions.get(name, ()):
                 if caller is not None and callee.start_byte != caller.start_byte:
                     self.links.append((caller.start_byte, callee.start_byte))
+            if caller is not None and name not in definitions and not name.startswith("__") and _WARP_HELPER.search(name):
+                self.add(_Item(caller.start_byte, call, None, name, {}, None,
+                               f"it calls {name} (line {call.start_point[0] + 1}), defined in another file: --fix "
+                               "cannot tell which wavefront width that function assumes"))
+
+    def file_scope_links(self) -> None:
+        """A function that uses a name declared by a file-scope declaration holding a 32-wide
+        assumption (``constexpr int kWarps = kBlock / kWarpSize;``) is fixed with it or not at all."""
+        declared: dict[str, object] = {}
+        for item in self.items:
+            if (not (isinstance(item.unit, tuple) and item.unit[0] == "file") or not hasattr(item.at, "start_byte")
+                    or item.standalone):
+                continue
+            top = item.at
+            while top.parent is not None and top.parent.type not in ("translation_unit", "declaration_list"):
+                top = top.parent
+            if top.type != "declaration":
+                continue
+            for declarator in top.children_by_field_name("declarator"):
+                name_node = declarator.child_by_field_name("declarator") if declarator.type == "init_declarator" else declarator
+                if name_node is not None and name_node.type == "identifier":
+                    declared[self.text(name_node)] = item.unit
+        if not declared:
+            return
+        pattern = re.compile(rb"(?<![A-Za-z0-9_])(" + b"|".join(re.escape(n.encode()) for n in declared) + rb")(?![A-Za-z0-9_])")
+        for match in pattern.finditer(self.ctx.source):
+            token = self.ctx.node_at(match.start(), match.end())
+            function = self.function_of(token) if token.type == "identifier" else None
+            if function is not None:
+                self.links.append((function.start_byte, declared[match.group(1).decode()]))
 
     # Masks and ballots ------------------------------------------------------------------------
     def masks_and_ballots(self) -> None:
@@ -447,7 +487,8 @@ class _Scan:
             self.add(_Item(("file", match.start()), node, "warp-32bit-mask", name,
                            {"what": f"the full mask {name} is declared {declared}"},
                            [self.fix_of(match.start(1), match.end(1), WIDE_TYPE, f"the mask {name}", node),
-                            self.fix_of(match.start(3), match.end(3), WIDE_FULL_MASK, f"the mask {name}", node)]))
+                            self.fix_of(match.start(3), match.end(3), WIDE_FULL_MASK, f"the mask {name}", node)],
+                           standalone=True))
         for match in _MASK_DEFINE.finditer(ctx.source):
             if not _FULL_MASK.match(match.group(2).decode()):
                 continue
@@ -455,7 +496,8 @@ class _Scan:
             name = match.group(1).decode()
             self.add(_Item(("file", match.start()), node, "warp-32bit-mask", name,
                            {"what": f"the macro {name} is the 32-bit full mask"},
-                           [self.fix_of(match.start(2), match.end(2), WIDE_FULL_MASK, f"the mask {name}", node)]))
+                           [self.fix_of(match.start(2), match.end(2), WIDE_FULL_MASK, f"the mask {name}", node)],
+                           standalone=True))
 
     # Warp-size constants ----------------------------------------------------------------------
     def warp_constants(self) -> None:

@@ -243,6 +243,17 @@ LEFT_AS_WRITTEN = [
         "1:17 HP1111 --fix left k as written: the __shared__ array s is indexed by `i` (line 3), neither a lane nor a "
         "warp number",
         id="shared-array-unknown-index"),
+    pytest.param(
+        "__global__ void k(int* out) { out[threadIdx.x / 32] = lane_id(); }\n",
+        "1:17 HP1111 --fix left k as written: it calls lane_id (line 1), defined in another file: --fix cannot tell "
+        "which wavefront width that function assumes",
+        id="calls-a-wavefront-helper-of-another-file"),
+    pytest.param(
+        "constexpr int kWarps = 256 / WARP_SIZE;\n"
+        "__global__ void k(int* out) { if (threadIdx.x % 32 < kWarps) out[threadIdx.x] = 1; }\n",
+        "2:17 HP1111 --fix left k as written: WARP_SIZE (line 1) is a warp-size constant that --fix cannot rewrite "
+        "here (not `= 32` in this file)",
+        id="uses-a-file-scope-warp-count"),
 ]
 
 
@@ -281,6 +292,37 @@ def _function_spans(text: str) -> list[tuple[int, int]]:
             spans.append((node.start_point[0] + 1, node.end_point[0] + 1))
         stack.extend(node.children)
     return spans
+
+
+def test_corpus_warp_shuffle_scan_is_left_where_its_header_decides(tmp_path):
+    """corpus/projects/warp_shuffle_scan keeps its warp size in a header (kWarpSize), which the
+    .cu files use through lane_id() and friends: --fix rewrites none of its functions (the
+    full mask constant, right at both widths, is still widened) and says why for each."""
+    from helpers import CORPUS_PROJECTS
+    report = convert_tree(CORPUS_PROJECTS / "warp_shuffle_scan", tmp_path / "out", ConvertOptions(fix=True)).report
+    assert [(f.path, f.line, f.message) for f in report.findings if f.rule_id == "HP1107"] == [
+        ("include/scan/warp_primitives.cuh", 12, "the mask kFullMask: unsigned int rewritten to unsigned long long (--fix)"),
+        ("include/scan/warp_primitives.cuh", 12, "the mask kFullMask: 0xffffffffu rewritten to 0xffffffffffffffffULL (--fix)"),
+    ]
+    skipped = [(f.path, f.line, f.message.split(" as written")[0]) for f in report.findings if f.rule_id == "HP1111"]
+    assert skipped == [
+        ("include/scan/warp_primitives.cuh", 11, "--fix left the definition of kWarpSize"),
+        ("include/scan/warp_primitives.cuh", 14, "--fix left lane_id"),
+        ("include/scan/warp_primitives.cuh", 19, "--fix left warp_id"),
+        ("include/scan/warp_primitives.cuh", 25, "--fix left warp_inclusive_scan"),
+        ("include/scan/warp_primitives.cuh", 39, "--fix left warp_sum"),
+        ("include/scan/warp_primitives.cuh", 49, "--fix left warp_max"),
+        ("include/scan/warp_primitives.cuh", 59, "--fix left rank_in_warp"),
+        ("src/compact.cu", 13, "--fix left the file-scope code at line 13"),
+        ("src/compact.cu", 16, "--fix left count_positive"),
+        ("src/compact.cu", 39, "--fix left scatter_positive"),
+        ("src/histogram.cu", 17, "--fix left the file-scope code at line 17"),
+        ("src/histogram.cu", 20, "--fix left histogram32_kernel"),
+        ("src/scan.cu", 23, "--fix left the file-scope code at line 23"),
+        ("src/scan.cu", 28, "--fix left scan_tiles"),
+    ]
+    ported = (tmp_path / "out" / "src" / "compact.hip").read_text()
+    assert "        const unsigned int ballot = __ballot_sync(kFullMask, keep);\n" in ported
 
 
 def test_header_warp_size_constant_is_left_for_the_files_that_include_it(tmp_path):
