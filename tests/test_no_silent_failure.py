@@ -1,0 +1,304 @@
+"""No silent failure (issue 10): every ported corpus program and CUDA input fixture compiles for
+AMD gfx90a, or each of its compile errors has a finding on its line, its include chain or its
+instantiation/macro chain (scripts/no_silent_failure.py, whose functions are tested here too).
+
+Groups checked, each converted once as the other tests convert them:
+- ``corpus/`` (less ``projects/``), default options (tests/test_corpus_builds.py);
+- ``corpus/projects/`` with ``--fix`` (tests/test_corpus_projects_port.py);
+- ``tests/fixtures/families/`` (``--target-libs=hip``; ``_unported`` fixtures included: their
+  errors must all be reported), ``tests/fixtures/rewrite/``, ``tests/fixtures/compile/``,
+  ``tests/fixtures/libs/``, ``tests/fixtures/cuda_libs/`` (the inputs of
+  tests/test_family_fixtures.py, test_rewrite_golden.py, test_corpus_builds.py,
+  test_library_ports.py), less their ``expected/`` folders;
+- ``tests/fixtures/no_silent_failure/``: three programs written for this test.
+
+One test per translation unit; a unit fails when an error has no finding (the nvcc baseline is
+off here: a unit whose original does not compile is a broken fixture, so it fails too). A unit
+that fails because of a hipport gap is a strict xfail naming the gap (GAPS).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import CORPUS, CORPUS_EXCLUDE, CORPUS_PROJECTS, FIXTURES, REPO
+from hipport.discover import output_name
+
+_spec = importlib.util.spec_from_file_location("no_silent_failure", REPO / "scripts" / "no_silent_failure.py")
+nsf = importlib.util.module_from_spec(_spec)
+sys.modules["no_silent_failure"] = nsf
+_spec.loader.exec_module(nsf)
+
+NSF = FIXTURES / "no_silent_failure"
+
+#: group -> (SRC, convert options)
+GROUPS: dict[str, tuple[Path, dict]] = {
+    "corpus": (CORPUS, {"exclude": CORPUS_EXCLUDE}),
+    "corpus-projects": (CORPUS_PROJECTS, {"fix": True}),
+    "families": (FIXTURES / "families", {"exclude": ("expected/",)}),
+    "rewrite": (FIXTURES / "rewrite", {"exclude": ("expected/",)}),
+    "compile": (FIXTURES / "compile", {}),
+    "libs": (FIXTURES / "libs", {}),
+    "cuda_libs": (FIXTURES / "cuda_libs", {}),
+    "no_silent_failure": (NSF, {}),
+}
+
+#: Units that fail for a known hipport gap: (group, OUT unit) -> the gap. Strict xfails: when the
+#: gap is closed the test passes, fails as XPASS, and the entry must go.
+GAPS: dict[tuple[str, str], str] = {
+    ("no_silent_failure", "macro/main.hip"):
+        "HP1001 does not look into #define bodies: inline PTX written in a macro is ported silently "
+        "and clang's AMDGPU assembler rejects it where the macro is used",
+}
+
+#: CUDA (and CUDA library) headers: a .cpp/.cc source that includes one, directly or through the
+#: tree's headers, becomes a HIP translation unit.
+_CUDA_INCLUDE = re.compile(r"^(cuda|cu[a-z]+[_.]|nccl|nvrtc|nvtx|thrust/|cub/|cooperative_groups|mma\.h|"
+                           r"device_|vector_types|builtin_types|sm_\d)")
+
+
+def _units(src: Path, exclude: tuple[str, ...]) -> list[str]:
+    """The OUT paths of the HIP translation units the check compiles, from the SRC tree: .cu
+    files and .cpp/.cc/.cxx files that include a CUDA header, less units another file includes."""
+    scan = nsf.TreeScan.scan(src)
+    skip = tuple(e.rstrip("/") + "/" for e in exclude)
+    included = scan.included_units([])
+    units = []
+    for rel in sorted(scan.includes):
+        suffix = Path(rel).suffix
+        if rel.startswith(skip) or rel in included or suffix not in (".cu", ".hip", ".cpp", ".cc", ".cxx"):
+            continue
+        if suffix in (".cpp", ".cc", ".cxx"):
+            closure, _ = scan.closure(rel, [])
+            if not any(_CUDA_INCLUDE.match(name) or nsf.HIP_INCLUDE.match(name)
+                       for f in closure for _, name in scan.includes.get(f, [])):
+                continue
+        units.append(output_name(rel))
+    return units
+
+
+CASES = [(group, unit) for group, (src, opts) in GROUPS.items() for unit in _units(src, opts.get("exclude", ()))]
+
+
+@pytest.fixture(scope="module")
+def checked(toolchain, tmp_path_factory):
+    """Run the check once per group (on first use): group -> {unit: unit result dict}."""
+    cache: dict[str, dict] = {}
+
+    def get(group: str) -> dict:
+        if group not in cache:
+            src, opts = GROUPS[group]
+            options = nsf.Options(src=src, out=tmp_path_factory.mktemp(f"nsf-{group}") / "out", jobs=2,
+                                  baseline=False, fix=opts.get("fix", False), exclude=tuple(opts.get("exclude", ())))
+            results = nsf.run_check(options, toolchain)
+            cache[group] = {u["unit"]: u for p in results["programs"] for u in p["units"]}
+        return cache[group]
+
+    return get
+
+
+def _describe(unit: dict) -> str:
+    lines = [f"{unit['unit']}: {unit['status']}"]
+    for e in unit["errors"]:
+        where = f"{e['file']}:{e['line']}" if e["line"] else (e["file"] or "?")
+        lines.append(f"  {where}: {e['message']}  [{', '.join(e['explained_by']) or 'NO FINDING'}]"
+                     + (f"\n      {e['source_line']}" if e["source_line"] else ""))
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    "group, unit",
+    [pytest.param(g, u, marks=pytest.mark.xfail(strict=True, reason=GAPS[(g, u)])) if (g, u) in GAPS else (g, u)
+     for g, u in CASES],
+    ids=[f"{g}:{u}" for g, u in CASES])
+def test_every_compile_error_has_a_finding(checked, group, unit):
+    results = checked(group)
+    assert unit in results, f"{unit} was not compiled as a HIP unit; compiled: {sorted(results)}"
+    assert results[unit]["status"] in ("ok", "explained"), _describe(results[unit])
+
+
+def test_every_compiled_unit_is_a_case(checked):
+    """The units the check compiles are exactly the parametrized cases (no unit left unchecked)."""
+    for group in GROUPS:
+        assert sorted(checked(group)) == sorted(u for g, u in CASES if g == group), group
+
+
+# --------------------------------------------------------------------------- the check's own fixtures
+@pytest.fixture(scope="module")
+def fixture_results(toolchain, tmp_path_factory):
+    options = nsf.Options(src=NSF, out=tmp_path_factory.mktemp("nsf-own") / "out", jobs=2)
+    return nsf.run_check(options, toolchain)
+
+
+def test_fixture_programs_exact_results(fixture_results):
+    units = {u["unit"]: u for p in fixture_results["programs"] for u in p["units"]}
+    assert sorted(units) == ["explained/main.hip", "macro/main.hip", "unexplained/main.hip"]
+    explained = units["explained/main.hip"]
+    assert explained["status"] == "explained"
+    assert explained["errors"] == [{"file": "explained/main.hip", "line": 8, "message": "invalid instruction",
+                                    "source_line": 'asm("mov.u32 %0, %%laneid;" : "=r"(lane));',
+                                    "explained_by": ["HP1001 explained/main.cu:7"]}]
+    # the port added '#include <hip/hip_runtime.h>' as line 3: main.hip:8 is main.cu:7
+    unexplained = units["unexplained/main.hip"]
+    assert unexplained["first_unexplained"] == {
+        "file": "unexplained/main.hip", "line": 8, "message": "use of undeclared identifier 'scale_factor'",
+        "source_line": "if (i < n) x[i] *= scale_factor;", "explained_by": []}
+    # nvcc rejects the original as well: not a silent failure of the port
+    assert unexplained["status"] == "original-fails"
+    assert unexplained["baseline_error"] == 'unexplained/main.cu(7): error: identifier "scale_factor" is undefined'
+    assert [p["program"] for p in fixture_results["programs"]] == ["explained", "macro", "unexplained"]
+    assert [p["only_hip_features"] for p in fixture_results["programs"]] == [False, True, True]
+    assert fixture_results["programs"][0]["missing_feature_findings"] == ["HP1001 explained/main.cu:7"]
+
+
+@pytest.mark.xfail(strict=True, reason=GAPS[("no_silent_failure", "macro/main.hip")])
+def test_inline_ptx_in_a_macro_is_explained(fixture_results):
+    unit = next(u for p in fixture_results["programs"] for u in p["units"] if u["unit"] == "macro/main.hip")
+    assert unit["status"] == "explained", _describe(unit)
+
+
+def test_exit_status_and_bad_path(tmp_path, capsys):
+    assert nsf.main([str(tmp_path / "missing"), "-j", "1"]) == 2
+    assert capsys.readouterr().err == f"no_silent_failure: {tmp_path / 'missing'}: no such file or folder\n"
+
+
+def test_output_inside_the_source_tree_is_refused(tmp_path, capsys):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.cu").write_text("__global__ void k() {}\n")
+    assert nsf.main([str(src), "--out", str(src / "out")]) == 2
+    assert capsys.readouterr().err.startswith(f"no_silent_failure: {src / 'out'}: the output folder must not be inside")
+    assert sorted(p.name for p in src.iterdir()) == ["a.cu"]
+
+
+def test_command_line_writes_json_and_exits_1_on_an_unexplained_failure(toolchain, tmp_path, capsys):
+    """The unexplained fixture alone, baseline off: exit 1, and the JSON says why."""
+    result = tmp_path / "r.json"
+    code = nsf.main([str(NSF / "unexplained"), "--no-baseline", "-j", "1", "--json", str(result)])
+    printed = capsys.readouterr().out
+    assert code == 1
+    assert ".  1    0   0          1            main.hip:8: use of undeclared identifier 'scale_factor'  " \
+           "| if (i < n) x[i] *= scale_factor;" in printed
+    data = json.loads(result.read_text())
+    assert data["summary"]["programs_unexplained"] == 1 and data["summary"]["units"] == 1
+    assert data["programs"][0]["units"][0]["status"] == "unexplained"
+
+
+# --------------------------------------------------------------------------- parser and matching
+CLANG_OUTPUT = """\
+In file included from /o/app/main.hip:2:
+In file included from /o/include/lib.h:5:
+/o/include/impl.h:12:9: error: no member named 'foo' in 'int'
+   12 |   return x.foo;
+      |          ~ ^
+/o/app/main.hip:20:5: note: in instantiation of function template specialization 'f<int>' requested here
+   20 |     CALL(p[1]);
+      |     ^
+/o/app/main.hip:3:17: note: expanded from macro 'CALL'
+    3 | #define CALL(x) f(x)
+      |                 ^
+/o/app/main.hip:30:1: warning: unused variable 'w' [-Wunused-variable]
+/o/app/main.hip:30:1: note: this note belongs to the warning
+/o/app/main.hip:41:34: error: invalid instruction
+   41 | __global__ void k2(int *p) { asm("mov.u32 %0, %%laneid;" : "=r"(p[0])); }
+      |                                  ^
+<inline asm>:1:2: note: instantiated into assembly here
+    1 |         mov.u32 s2, %laneid;
+      |         ^
+/o/app/main.hip:41:34: error: invalid instruction
+/o/app/main.hip:50: fatal error: 'helper.h' file not found
+fatal error: too many errors emitted, stopping now [-ferror-limit=]
+3 errors generated when compiling for gfx90a.
+clang++-19: error: amdgcn-link command failed with exit code 1 (use -v to see invocation)
+"""
+
+
+def test_parse_diagnostics_exact():
+    diags = nsf.parse_diagnostics(CLANG_OUTPUT)
+    assert [(d.file, d.line, d.column, d.message, d.fatal) for d in diags] == [
+        ("/o/include/impl.h", 12, 9, "no member named 'foo' in 'int'", False),
+        ("/o/app/main.hip", 41, 34, "invalid instruction", False),
+        ("/o/app/main.hip", 50, None, "'helper.h' file not found", True),
+        (None, None, None, "clang++-19: amdgcn-link command failed with exit code 1 (use -v to see invocation)", False),
+    ]
+    assert [(s.file, s.line, s.kind) for s in diags[0].chain] == [
+        ("/o/app/main.hip", 2, "include"), ("/o/include/lib.h", 5, "include"),
+        ("/o/app/main.hip", 20, "note"), ("/o/app/main.hip", 3, "note")]
+    assert diags[0].chain[2].message == "in instantiation of function template specialization 'f<int>' requested here"
+    # the warning's note is not attached to the error before it; the inline-asm note is kept
+    assert [(s.file, s.line, s.kind) for s in diags[1].chain] == [("<inline asm>", 1, "note")]
+    assert diags[2].chain == [] and diags[3].chain == []
+
+
+def test_parse_skips_snippets_that_look_like_diagnostics():
+    text = '   7 | printf("a.cu:1:2: error: not a diagnostic");\n      | ^\n/o/a.hip:7:1: error: real\n'
+    assert [(d.file, d.line, d.message) for d in nsf.parse_diagnostics(text)] == [("/o/a.hip", 7, "real")]
+
+
+def test_line_map_identity_and_added_lines():
+    assert nsf.line_map(b"a\nb\nc\n", b"A\nb\nC\n") is None
+    assert nsf.line_map(b"// c\ncudaMalloc\nx\n", b"// c\n#include <hip/hip_runtime.h>\nhipMalloc\nx\n") == [1, None, 2, 3, 4]
+    assert nsf.line_map(b"a\nb\n", b"#include <hip/hip_runtime.h>\na\nb\n") == [None, 1, 2, 3]
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A SRC/OUT pair: OUT's main.hip has one added line (line 2); findings on main.cu:3 and
+    util.cuh:1."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir(), out.mkdir()
+    (src / "main.cu").write_text('#include "util.cuh"\nint a;\nint b = cudaThing;\nint c;\n')
+    (out / "main.hip").write_text('#include "util.cuh"\n#include <hip/hip_runtime.h>\nint a;\nint b = cudaThing;\nint c;\n')
+    (src / "util.cuh").write_text("asm_here;\n")
+    (out / "util.cuh").write_text("asm_here;\n")
+    report = {"files": [{"path": "main.cu", "output": "main.hip"}, {"path": "util.cuh", "output": "util.cuh"}],
+              "findings": [{"path": "main.cu", "line": 3, "rule_id": "HP2001", "severity": "error"},
+                           {"path": "util.cuh", "line": 1, "rule_id": "HP1001", "severity": "error"}]}
+    (out / "hipport-report.json").write_text(json.dumps(report))
+    return nsf.Report(src, out), out
+
+
+def test_explained_on_its_line_through_the_line_map(tree):
+    report, out = tree
+    diag = nsf.Diagnostic(str(out / "main.hip"), 4, 9, "use of undeclared identifier 'cudaThing'")
+    assert [f["rule_id"] for f in nsf.explain(diag, report)] == ["HP2001"]
+    # main.hip:3 is main.cu:2, which has no finding
+    assert nsf.explain(nsf.Diagnostic(str(out / "main.hip"), 3, 1, "x"), report) == []
+
+
+def test_explained_through_a_note_or_an_include_site(tree):
+    report, out = tree
+    in_system = nsf.Diagnostic("/usr/include/hip/x.h", 100, 1, "static assertion failed",
+                               chain=[nsf.Site(str(out / "main.hip"), 4, "note")])
+    assert [f["rule_id"] for f in nsf.explain(in_system, report)] == ["HP2001"]
+    via_include = nsf.Diagnostic("/usr/include/y.h", 5, 1, "boom", chain=[nsf.Site(str(out / "util.cuh"), 1, "include")])
+    assert [f["rule_id"] for f in nsf.explain(via_include, report)] == ["HP1001"]
+
+
+def test_unexplained_sites(tree):
+    report, out = tree
+    # the added include line maps to no SRC line; a system header and a driver error name no tree line
+    assert nsf.explain(nsf.Diagnostic("/usr/include/z.h", 1, 1, "e", chain=[nsf.Site(str(out / "main.hip"), 2, "include")]),
+                       report) == []
+    assert nsf.explain(nsf.Diagnostic(None, None, None, "clang++-19: error: x"), report) == []
+    assert nsf.explain(nsf.Diagnostic(str(out / "main.hip"), 5, 1, "e"), report) == []
+
+
+def test_program_grouping_and_header_folders(tmp_path):
+    root = tmp_path / "t"
+    for rel, text in {"Common/helper.h": "", "proj/CMakeLists.txt": "", "proj/app/main.cu": "int main() {}\n",
+                      "proj/src/k.cu": "__global__ void k() {}\n", "solo/a.cu": "int main(void) { return 0; }\n",
+                      "solo/sub/b.cu": "", "lib/x.cu": "// int main() in a comment\n"}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    scan = nsf.TreeScan.scan(root)
+    assert scan.mains == {"proj/app/main.cu", "solo/a.cu"}
+    assert [scan.program_of(u) for u in ("proj/app/main.cu", "proj/src/k.cu", "solo/sub/b.cu", "lib/x.cu")] == [
+        "proj", "proj", "solo", "lib"]
+    assert nsf.header_dirs(root / "proj" / "src", root) == [root / "Common"]
