@@ -22,7 +22,7 @@ HIPIFY_FIXTURES = FIXTURES / "hipify"
 
 GENERATED = ["cub", "cublas", "cublaslt", "cucomplex", "cuda_device", "cuda_driver", "cuda_runtime", "cudnn",
              "cufft", "curand", "cusolver", "cusparse", "nvrtc"]
-HAND_WRITTEN = ["cooperative_groups", "cuda_macros", "libcudacxx", "nccl", "thrust"]
+HAND_WRITTEN = ["cooperative_groups", "cuda_macros", "libcudacxx", "nccl", "nvtx", "thrust"]
 
 
 def _importer():
@@ -69,22 +69,23 @@ UPSTREAM = {
 }
 
 #: hipport's own counts (known names, mapped to HIP, mapped to ROC, headers). Above HIPIFY where
-#: HIP 6.4.3 declares a name HIPIFY's table has none for (cuda_device: 32 device functions and 4
-#: bfloat16 types; cuda_runtime +16 and cuda_driver +15 names HIP 6.4 added, less 2 HIPIFY names
+#: HIP 6.4.3 declares a name HIPIFY's table has none for (cuda_device: 32 device functions, 4
+#: bfloat16 types and 7 cuda_fp16.h/cuda_bf16.h typedefs such as nv_bfloat16 and nv_half; cuda_runtime +16 and cuda_driver +15 names HIP 6.4 added, less 2 HIPIFY names
 #: HIP does not declare); cuda_device and cudnn leave out names other rule files report. cublas:
 #: cublasGetStatusString gets hipBLAS's name, cublasSetWorkspace(_v2) (not in HIPIFY's table) are
 #: added with their rocBLAS name, 2 HIPIFY rocBLAS status names are dropped; cusolver: 3 dropped,
 #: cusolverSp{S,D}csrlsvqr get hipSOLVER 6.4's names. cub: 5 macros and CubVector get hipCUB 6.4's
-#: names HIPIFY lacks, 7 cub/util_*.cuh headers hipCUB has are mapped. cufft: 28 cufftXt names get
+#: names HIPIFY lacks, 7 cub/util_*.cuh headers hipCUB has are mapped. nvtx: hand-written (rocTX). cufft: 28 cufftXt names get
 #: hipFFT 6.4's (hipfftXt.h, hiplibxt.h). cuda_driver: 21 JIT option, cache-mode and fallback names
 #: HIPIFY lacks get hip/linker_types.h's, and cuuint32_t/cuuint64_t (not in HIPIFY's table) are added.
 COUNTS = {
     "cub": (71, 17, None, 60), "cublas": (981, 760, 755, 4), "cublaslt": (494, 85, None, 1),
-    "cucomplex": (26, 26, None, 1), "cuda_device": (811, 549, None, 15), "cuda_driver": (2010, 1141, None, 6),
+    "cucomplex": (26, 26, None, 1), "cuda_device": (818, 556, None, 15), "cuda_driver": (2010, 1141, None, 6),
     "cuda_runtime": (1436, 934, None, 14), "cudnn": (1160, 267, 555, 1), "cufft": (147, 115, None, 3),
     "curand": (151, 117, 111, 13), "cusolver": (746, 344, 29, 6), "cusparse": (859, 684, 612, 2),
     "nvrtc": (36, 27, None, 1), "nccl": (88, 77, None, 1), "thrust": (2, 2, None, 71),
     "libcudacxx": (0, 0, None, 52), "cuda_macros": (5, 5, None, 0), "cooperative_groups": (6, 0, None, 4),
+    "nvtx": (60, 9, None, 8),
 }
 
 
