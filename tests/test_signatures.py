@@ -132,3 +132,14 @@ def test_explain_shows_the_difference():
     text = describe_mapping(rules.identifiers["cudaMalloc3DArray"], rules.calls["cudaMalloc3DArray"])
     assert ("arguments   with 3 arguments: hipMalloc3DArray has no default for flags: pass 0 (hipArrayDefault) as "
             "the fourth argument (cuda_runtime_api.h:6004, HIP hip/hip_runtime_api.h:4969) (HP2010)") in text.splitlines()
+
+
+def test_cuda_11_form_of_graph_exec_update_is_not_reported(tmp_path):
+    _, findings = _convert(tmp_path, (
+        "#include <cuda_runtime.h>\n"
+        "void update(cudaGraphExec_t e, cudaGraph_t g, cudaGraphNode_t* n, cudaGraphExecUpdateResult* r,\n"
+        "            cudaGraphExecUpdateResultInfo* info) {\n"
+        "  cudaGraphExecUpdate(e, g, n, r);\n"
+        "  cudaGraphExecUpdate(e, g, info);\n"
+        "}\n"))
+    assert _signature_findings(findings) == ["5:3 HP2010 cudaGraphExecUpdate"]
