@@ -177,6 +177,8 @@ def build(path: str | os.PathLike, wave: int = 64, *, build_dir: str | os.PathLi
     dirs = [tree] + sorted({tree.joinpath(*rel.parent.parts[:i + 1]) for rel in rewritten
                             for i, part in enumerate(rel.parent.parts) if part == "include"})
     dirs += [tree / d for d in include_dirs]
+    # __FILE__ and the emulator's messages name the user's files, not the rewritten copies.
+    prefix_map = [f"-fmacro-prefix-map={tree}={root.resolve()}"]
     for d in dirs:
         includes += ["-I", str(d)]
 
@@ -184,7 +186,8 @@ def build(path: str | os.PathLike, wave: int = 64, *, build_dir: str | os.PathLi
         obj = work / "obj" / (rel.as_posix().replace("/", "__") + ".o")
         obj.parent.mkdir(parents=True, exist_ok=True)
         language = "c" if rel.suffix == ".c" else "c++"
-        command = [cxx, "-x", language, *([] if language == "c" else flags), *includes, "-c", str(tree / rel),
+        command = [cxx, "-x", language, *([] if language == "c" else flags), *prefix_map, *includes, "-c",
+                   str(tree / rel),
                    "-o", str(obj)]
         if language == "c":
             command[3:3] = ["-O2"]

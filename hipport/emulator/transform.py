@@ -267,7 +267,7 @@ class _Rewriter:
                 continue  # e.g. inside a linkage specification block: leave sharedSizeBytes 0
             size = b" + ".join(b"sizeof(" + t + b")" for t in types)
             self.edits.append(Edit(function.end_byte, function.end_byte,
-                                   b"\nstatic const bool hipemu_shared_" + self.text(name) +
+                                   b" static const bool hipemu_shared_" + self.text(name) +
                                    b" = ::hipemu::register_shared(reinterpret_cast<const void*>(&" +
                                    self.text(name) + b"), " + size + b");"))
 
@@ -350,4 +350,7 @@ def rewrite(path: str, source: bytes) -> tuple[bytes, list[Refusal], set[str]]:
             rewriter.check_names(node, rewriter.text(node), _line(node))
         stack.extend(reversed(node.children))
     rewriter.register_kernels()
-    return apply_edits(source, rewriter.edits), rewriter.refusals, rewriter.defined
+    # Keep every line where it was: __LINE__ and the emulator's messages name the user's lines.
+    edits = [Edit(e.start, e.end, e.text + b"\n" * max(0, source.count(b"\n", e.start, e.end) - e.text.count(b"\n")))
+             for e in rewriter.edits]
+    return apply_edits(source, edits), rewriter.refusals, rewriter.defined

@@ -1,0 +1,313 @@
+"""The wavefront emulator (hipport emulate, hipport.emulator): exact results of each wavefront
+operation at widths 64 and 32, barriers and shared memory, the HIP 6.4 mask rules, refusals of
+what it cannot run, and every corpus program run at both widths against the H200 output.
+
+Needs a host C++ compiler (g++-12 or clang++-19; scripts/install-toolchain.sh installs g++-12).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hipport import emulator
+from hipport.cli import main
+from hipport.convert import ConvertOptions, convert_tree
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "emulator"
+CORPUS = ROOT / "corpus"
+H200_LOG = ROOT / "docs" / "gpu-runs" / "2026-11-30-corpus-all.log"
+SINGLE = ("vector_add", "stream_events", "shared_reduce", "template_namespace", "multi_file")
+PROJECTS = ("constant_filter", "cooperative_reduce", "legacy_findcuda", "makefile_saxpy", "rdc_device_functions",
+            "stream_pipeline", "template_library", "warp_shuffle_scan")
+REFUSED = {  # projects that need what the emulator cannot offer, and the refusal lines expected
+    "blas_rand": ["app/cublas_check.h:5: hipBLAS (hipblas/hipblas.h) is not supported by the hipport emulator",
+                  "include/blas_rand/checks.h:9: hipRAND (hiprand/hiprand.h) is not supported by the hipport emulator"],
+    "texture_sampling": ["src/resample.hip:15: tex2D (texture fetch) is not supported by the hipport emulator",
+                         "src/texture_image.cpp:25: hipMallocArray is not supported by the hipport emulator"],
+}
+
+
+@pytest.fixture(scope="session")
+def host_compiler() -> str:
+    """The host compiler the emulator uses; required in CI and with HIPPORT_REQUIRE_TOOLCHAIN."""
+    try:
+        return emulator.find_compiler()
+    except emulator.EmulatorError as error:
+        if os.environ.get("CI") or os.environ.get("HIPPORT_REQUIRE_TOOLCHAIN"):
+            pytest.fail(str(error), pytrace=False)
+        pytest.skip(str(error))
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory) -> Path:
+    """One build folder per test session (builds are reused within it, never across sessions)."""
+    return tmp_path_factory.mktemp("emulator-cache")
+
+
+def _run(path: Path, wave: int, cache_dir: Path, **options) -> emulator.RunResult:
+    key = f"{path.name}-{wave}-{'-'.join(options.get('defines', ()))}"
+    return emulator.execute(path, wave, build_dir=cache_dir / key, **options)
+
+
+# ---------------------------------------------------------------------------------------------
+# Wavefront operations, barriers, shared memory, atomics, runtime: tests/fixtures/emulator/intrinsics.hip
+
+
+def _shfl_index(op: str, self: int, arg: int, width: int) -> int:
+    """The source lane of a shuffle, as HIP 6.4 amd_warp_functions.h computes it (lanes of one wavefront)."""
+    if op == "shfl":
+        return (arg & (width - 1)) + (self & ~(width - 1))
+    if op == "up":
+        index = self - arg
+        return self if index < (self & ~(width - 1)) else index
+    if op == "down":
+        return self if (self & (width - 1)) + arg >= width else self + arg
+    index = self ^ arg
+    return self if index >= ((self + width) & ~(width - 1)) else index
+
+
+def _expected_intrinsics(wave: int) -> dict[str, list[str]]:
+    """Every line of intrinsics.hip's output at width ``wave``, from the HIP definitions."""
+    threads = range(64)
+
+    def per_thread(function):
+        return [function(t, t % wave, t - t % wave) for t in threads]
+
+    def shuffle(op, arg, width=wave):
+        return per_thread(lambda t, lane, first: str(10 * (first + _shfl_index(op, lane, arg, width))))
+
+    def ballot_of(predicate, lanes):
+        return sum(1 << (t - lanes[0]) for t in lanes if predicate(t))
+
+    def wave_lanes(t):
+        first = t - t % wave
+        return list(range(first, min(first + wave, 64)))
+
+    ballot = per_thread(lambda t, lane, first: f"{ballot_of(lambda u: u % 3 == 0, wave_lanes(t)):x}")
+    return {
+        "warpSize": [str(wave), str(wave)],
+        "ballot": ballot,
+        "shfl_down": shuffle("down", 1),
+        "shfl40": shuffle("shfl", 40),
+        "shfl_xor32": shuffle("xor", 32),
+        "shfl_up": shuffle("up", 1),
+        "any40": per_thread(lambda t, lane, first: str(int(any(u == 40 for u in wave_lanes(t))))),
+        "all40": per_thread(lambda t, lane, first: str(int(all(u < 40 for u in wave_lanes(t))))),
+        "lane": per_thread(lambda t, lane, first: str(lane)),
+        "shfl_down_w16": shuffle("down", 8, 16),
+        "activemask": per_thread(lambda t, lane, first:
+                                 f"{ballot_of(lambda u: u % 2 == 1, wave_lanes(t)):x}" if t % 2 else "0"),
+        "ballot_sync": per_thread(lambda t, lane, first: f"{ballot_of(lambda u: u < 5 or u == 63, wave_lanes(t)):x}"),
+        "shfl_down_sync": per_thread(lambda t, lane, first: str(first + _shfl_index("down", lane, 16, wave))),
+        "any_sync": per_thread(lambda t, lane, first: str(int(any(u == 0 for u in wave_lanes(t))))),
+        "all_sync": per_thread(lambda t, lane, first: str(int(all(u != 33 for u in wave_lanes(t))))),
+        "ballot_exited": [f"{ballot_of(lambda u: u < 36, [u for u in wave_lanes(t) if u < 40]):x}" if t < 36 else "0"
+                          for t in range(40)],
+        "barrier_order": [str((127 - t) ** 2) for t in range(8)],
+        "barrier_reduce": ["8256", "32", "1", "1"],
+        "shared_before": ["ffffffff"] * 4,
+        "shared_after": ["100", "101", "102", "103"],
+        "cooperative_shared": ["7", "8", "9", "10"],
+        "dynamic_shared": [f"{7 - t + 0.5:.1f}" for t in range(8)],
+        "atomics_int": ["256", "-512", "127", "-127", "0", "44", "42", "42"],
+        "atomics_uint": ["ffffffff", "0", "ffff0000", "6", "4"],
+        "atomics_float": ["128.0"],
+        "atomics_ull": [f"{256 << 33:x}"],
+        "constant": ["6", "10", "14", "22"],
+        "device_counter": ["26"],
+        "launch_ggl": [str(t + 100 + wave) for t in range(3)],
+        "event_elapsed_nonnegative": ["1"],
+        "bad_launch": ["hipErrorInvalidConfiguration", "/", "invalid", "configuration", "argument", "/", "then",
+                       "hipSuccess"],
+        "bits": ["8", "40", "0", "8", "41", "31", "32", "63"],
+    }
+
+
+@pytest.fixture(scope="module", params=[64, 32], ids=["wave64", "wave32"])
+def intrinsics(request, host_compiler, cache_dir):
+    result = _run(FIXTURES / "intrinsics.hip", request.param, cache_dir)
+    assert result.returncode == 0, result.stderr
+    lines = {}
+    for line in result.stdout.splitlines():
+        name, _, values = line.partition(":")
+        lines[name] = values.split()
+    return request.param, lines, result.stdout
+
+
+def test_every_check_line_matches_the_hip_definitions(intrinsics):
+    wave, lines, stdout = intrinsics
+    expected = _expected_intrinsics(wave)
+    for name, values in expected.items():
+        assert lines.get(name) == values, f"{name} at wave {wave}"
+    assert stdout.rstrip().endswith("Test PASSED")
+
+
+def test_ballot_over_64_lanes(intrinsics):
+    wave, lines, _ = intrinsics
+    if wave == 64:  # one wavefront: bits 0, 3, ..., 63
+        assert set(lines["ballot"]) == {"9249249249249249"}
+    else:  # two wavefronts: threads 0, 3, .. of the first; 33, 36, .. (lanes 1, 4, ..) of the second
+        assert lines["ballot"][:32] == ["49249249"] * 32 and lines["ballot"][32:] == ["92492492"] * 32
+
+
+def test_shuffles_crossing_lane_32(intrinsics):
+    wave, lines, _ = intrinsics
+    if wave == 64:
+        assert lines["shfl_down"][31] == "320" and lines["shfl_up"][32] == "310"
+        assert lines["shfl_xor32"][0] == "320" and lines["shfl_xor32"][63] == "310"
+        assert set(lines["shfl40"]) == {"400"}
+    else:  # the 32-lane boundary is a wavefront boundary: a lane keeps its own value
+        assert lines["shfl_down"][31] == "310" and lines["shfl_up"][32] == "320"
+        assert lines["shfl_xor32"][0] == "0" and lines["shfl_xor32"][63] == "630"
+        assert lines["shfl40"][0] == "80" and lines["shfl40"][32] == "400"  # lane 40 & 31 = 8 of each wavefront
+
+
+def test_syncthreads_orders_shared_memory_and_blocks_do_not_share_it(intrinsics):
+    _, lines, _ = intrinsics
+    assert lines["barrier_order"][:2] == ["16129", "15876"]  # s[127 - t] written by another thread before the barrier
+    assert lines["barrier_reduce"] == ["8256", "32", "1", "1"]  # tree sum 1..128; __syncthreads_count/_and/_or
+    assert lines["shared_before"] == ["ffffffff"] * 4  # no block sees the value an earlier block left
+    assert lines["shared_after"] == ["100", "101", "102", "103"]
+    assert lines["cooperative_shared"] == ["7", "8", "9", "10"]  # four blocks live at once, each its own copy
+
+
+def test_sync_mask_that_names_absent_lanes_traps_at_wave64_only(host_compiler, cache_dir):
+    wide = _run(FIXTURES / "sync_mask.hip", 64, cache_dir)
+    assert wide.returncode == 134
+    assert re.search(r"hipport emulator: __ballot_sync at \S*/tests/fixtures/emulator/sync_mask\.hip:9: mask 0xffffffff but the lanes "
+                     r"calling it with that mask are 0xffffffffffffffff \(HIP traps", wide.stderr), wide.stderr
+    narrow = _run(FIXTURES / "sync_mask.hip", 32, cache_dir)
+    assert (narrow.returncode, narrow.stdout) == (0, "ballot_sync: 55555555 55555555\n")
+    release = _run(FIXTURES / "sync_mask.hip", 64, cache_dir, defines=["NDEBUG"])  # hip_assert.h: no check
+    assert (release.returncode, release.stdout) == (0, "ballot_sync: 55555555 55555555\n")
+
+
+def test_a_32_bit_mask_stops_the_build_as_in_hip(host_compiler, cache_dir):
+    with pytest.raises(emulator.EmulatorError) as error:
+        _run(FIXTURES / "mask32.hip", 64, cache_dir)
+    assert "The mask must be a 64-bit integer. Implicitly promoting a smaller integer is almost always an error." \
+        in str(error.value)
+
+
+def test_divergent_wavefront_operations_stop_the_run_naming_both(host_compiler, cache_dir):
+    result = _run(FIXTURES / "divergent.hip", 64, cache_dir)
+    assert result.returncode == 134 and result.stdout == ""
+    assert re.search(r"hipport emulator: lanes of one wavefront wait at two different wavefront operations: "
+                     r"__shfl_xor at \S*/divergent\.hip:11 and __shfl at \S*/divergent\.hip:13; ", result.stderr), \
+        result.stderr
+
+
+def test_unsupported_apis_stop_the_build_naming_each():
+    with pytest.raises(emulator.EmulatorError) as error:
+        emulator.build(FIXTURES / "unsupported.hip", 64)
+    assert str(error.value).splitlines() == [
+        "the hipport emulator cannot build this program:",
+        "  unsupported.hip:3: hipBLAS (hipblas/hipblas.h) is not supported by the hipport emulator: it runs the HIP "
+        "runtime and kernels only",
+        "  unsupported.hip:8: hipTextureObject_t is not supported by the hipport emulator",
+        "  unsupported.hip:10: tex2D (texture fetch) is not supported by the hipport emulator",
+        "  unsupported.hip:15: hipArray_t is not supported by the hipport emulator",
+        "  unsupported.hip:16: hipChannelFormatDesc is not supported by the hipport emulator",
+        "  unsupported.hip:16: hipCreateChannelDesc is not supported by the hipport emulator",
+        "  unsupported.hip:17: hipMallocArray is not supported by the hipport emulator",
+    ]
+
+
+def test_a_launch_inside_a_macro_is_refused():
+    with pytest.raises(emulator.EmulatorError) as error:
+        emulator.build(FIXTURES / "macro_launch.hip", 32)
+    assert str(error.value).splitlines()[1] == (
+        "  macro_launch.hip:6: a kernel launch inside a macro: the emulator cannot rewrite it (write the launch "
+        "outside the macro, or use hipLaunchKernelGGL)")
+
+
+def test_cli_emulate_runs_and_refuses(host_compiler, cache_dir, tmp_path):
+    runner = CliRunner()
+    result = runner.invoke(main, ["emulate", str(FIXTURES / "sync_mask.hip"), "--wave", "32", "--build-dir",
+                                  str(tmp_path / "b")])
+    assert result.exit_code == 0 and result.output.strip() == str(tmp_path / "b" / "program")
+    refused = runner.invoke(main, ["emulate", str(FIXTURES / "unsupported.hip"), "--wave", "64"])
+    assert refused.exit_code == 2
+    assert "unsupported.hip:17: hipMallocArray is not supported by the hipport emulator" in refused.output
+    bad = runner.invoke(main, ["emulate", str(FIXTURES / "sync_mask.hip"), "--wave", "16"])
+    assert bad.exit_code == 2 and "'16' is not one of '64', '32'" in bad.output
+
+
+def test_the_users_files_are_not_modified(host_compiler, cache_dir, tmp_path):
+    source = tmp_path / "prog.hip"
+    shutil.copy(FIXTURES / "sync_mask.hip", source)
+    before = source.read_bytes()
+    _run(source, 32, cache_dir)
+    assert source.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["prog.hip"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The corpus: every program at both widths prints what it printed on the H200.
+
+_TIMING = re.compile(r"^kernel_median_ms |\d ms\b|^\[\w+\] device \"")
+
+
+def _comparable(lines: list[str]) -> list[str]:
+    """Output lines less the timings and the line describing the device (its name, SM count and
+    the grid sized from them: shared_reduce)."""
+    return [line for line in lines if not _TIMING.search(line)]
+
+
+def _h200_lines(name: str) -> list[str]:
+    text = H200_LOG.read_text()
+    match = re.search(rf"^=== {name} hip round 1\n(.*?)^=== exit {name} hip 0$", text, re.S | re.M)
+    assert match, f"{name}: no round 1 of the port in {H200_LOG.name}"
+    return match.group(1).splitlines()
+
+
+@pytest.fixture(scope="module")
+def ported(tmp_path_factory):
+    """The corpus converted as scripts/gpu_run.py converted it for the H200 run: the single-file
+    programs with ``hipport convert``, the projects with ``hipport convert --fix``."""
+    out = tmp_path_factory.mktemp("ported")
+    done: dict[str, Path] = {}
+
+    def port(name: str) -> Path:
+        if name not in done:
+            project = name not in SINGLE
+            source = CORPUS / "projects" / name if project else CORPUS / name
+            convert_tree(source, out / name, ConvertOptions(fix=project))
+            done[name] = out / name
+        return done[name]
+
+    return port
+
+
+_WAVE64_KNOWN_WRONG = {
+    "warp_shuffle_scan": "the --fix port keeps 32-wide warp arithmetic (kWarpSize = 32, warp_id() == 0 branches with "
+                         "a full 64-bit mask): at wave 64 HIP's mask check traps, and with NDEBUG compaction and "
+                         "histogram are wrong (issue 11 points 3-4, hipport/warp.py)",
+}
+
+
+@pytest.mark.parametrize("wave", [64, 32], ids=["wave64", "wave32"])
+@pytest.mark.parametrize("name", SINGLE + PROJECTS)
+def test_corpus_program_passes_with_the_h200_output(name, wave, ported, host_compiler, cache_dir, request):
+    if wave == 64 and name in _WAVE64_KNOWN_WRONG:
+        request.applymarker(pytest.mark.xfail(reason=_WAVE64_KNOWN_WRONG[name], strict=True))
+    result = _run(ported(name), wave, cache_dir)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[-1] == "Test PASSED"
+    assert _comparable(lines) == _comparable(_h200_lines(name))
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_corpus_projects_needing_libraries_or_textures_are_refused(name, ported):
+    with pytest.raises(emulator.EmulatorError) as error:
+        emulator.build(ported(name), 64)
+    lines = [line.strip() for line in str(error.value).splitlines()]
+    for expected in REFUSED[name]:
+        assert any(line.startswith(expected) for line in lines), (expected, lines)
