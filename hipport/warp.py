@@ -134,7 +134,8 @@ _LANE_CALL = re.compile(r"^(__lane_id|\w*lane_?id\w*|\w*[Ll]ane[Ii]d\w*)$")
 _WARP_CALL = re.compile(r"^(\w*warp_?id\w*|\w*[Ww]arp[Ii]d\w*)$")
 #: Functions named like wavefront helpers (lane_id, warp_sum, warpReduce): defined in another
 #: file, their width is unknown here.
-_WARP_HELPER = re.compile(r"lane|warp", re.IGNORECASE)
+_WARP_HELPER = re.compile(r"(?:^|_)(?:lane|Lane|LANE|warp|Warp|WARP)|(?<=[a-z0-9])(?:Lane|Warp)")
+_LANE_WORD = re.compile(r"(?:^|_)(?:lane|Lane|LANE)|(?<=[a-z0-9])Lane")
 _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
 #: --fix rewrites of (operator, literal) next to threadIdx: new operator and operand text.
 _LANE_FIXES = {("%", "32"): ("%", "warpSize"), ("/", "32"): ("/", "warpSize"), ("&", "31"): ("&", "(warpSize - 1)"),
@@ -212,6 +213,7 @@ class _Locals:
 
     def __init__(self, ctx: WarpContext, function: tree_sitter.Node):
         self.declared: dict[str, tuple[tree_sitter.Node | None, tree_sitter.Node, tree_sitter.Node | None]] = {}
+        self.twice: set[str] = set()  # declared more than once (in nested scopes): not followed
         for node in _descendants(function):
             if node.type not in ("declaration", "parameter_declaration"):
                 continue
@@ -224,7 +226,10 @@ class _Locals:
                 else:
                     name_node = declarator
                 if name_node is not None and name_node.type == "identifier":
-                    self.declared.setdefault(ctx.text(name_node).decode(), (type_node, name_node, value))
+                    name = ctx.text(name_node).decode()
+                    if name in self.declared:
+                        self.twice.add(name)
+                    self.declared.setdefault(name, (type_node, name_node, value))
 
     def type_text(self, ctx: WarpContext, name: str) -> str:
         entry = self.declared.get(name)
@@ -268,8 +273,10 @@ class _Scan:
     def function_name(self, function: tree_sitter.Node) -> str:
         declarator = function.child_by_field_name("declarator")
         while declarator is not None and declarator.type not in ("identifier", "field_identifier", "qualified_identifier",
-                                                                 "operator_name", "destructor_name"):
+                                                                 "operator_name", "destructor_name", "template_function"):
             declarator = declarator.child_by_field_name("declarator")
+        if declarator is not None and declarator.type == "template_function":
+            declarator = declarator.child_by_field_name("name")
         return self.text(declarator) or "this function"
 
     def is_device(self, function: tree_sitter.Node) -> bool:
@@ -409,6 +416,9 @@ class _Scan:
                 function = node.child_by_field_name("function")
                 if function is not None and function.type in ("identifier", "qualified_identifier", "template_function"):
                     calls.append((node, self.text(function).split("<")[0].split("::")[-1].strip()))
+        for same in definitions.values():  # overloads and specializations share their fate
+            for other in same[1:]:
+                self.links.append((same[0].start_byte, other.start_byte))
         for call, name in calls:
             caller = self.function_of(call)
             for callee in definitions.get(name, ()):
@@ -963,7 +973,7 @@ class _MaskFunction:
             return False
         if self.scan.index_kind(right) == "lane":
             return True
-        if right.type == "identifier" and re.search(r"lane", self.text(right), re.IGNORECASE):
+        if right.type == "identifier" and _LANE_WORD.search(self.text(right)):
             return True
         return right.type == "call_expression" and bool(_LANE_CALL.match(self.call_name(right)))
 
@@ -1024,6 +1034,13 @@ class _MaskFunction:
             if type_node is None:
                 blocked.append(f"the mask {name} is not declared in this function")
                 continue
+            if name in self.scope.twice:
+                blocked.append(f"the mask {name} is declared more than once in "
+                               f"{self.scan.function_name(self.function)}, and --fix does not follow C++ scopes")
+                continue
+            if type_node.parent is not None and type_node.parent.type == "parameter_declaration" and self.declared_elsewhere():
+                blocked.append(f"the mask parameter {name} of {self.scan.function_name(self.function)} is declared "
+                               "elsewhere too (a prototype must change with it)")
             fixes.append(self.scan.fix_of(type_node.start_byte, type_node.end_byte, WIDE_TYPE, f"the mask {name}", declarator))
             if value is not None and _FULL_MASK.match(self.text(value).strip()):
                 fixes.append(self.scan.fix_of(value.start_byte, value.end_byte, WIDE_FULL_MASK, f"the mask {name}", declarator))
@@ -1061,6 +1078,17 @@ class _MaskFunction:
         if self.masks or fixes or blocked:
             self.scan.add(_Item(self.unit, self.function, None, "", {}, None if blocked else fixes,
                                 blocked[0] if blocked else ""))
+
+    def declared_elsewhere(self) -> bool:
+        """Another declaration of this function (a prototype) is in the file."""
+        name = self.scan.function_name(self.function).split("::")[-1]
+        for match in re.finditer(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"\s*\(", self.ctx.source):
+            token = self.ctx.node_at(match.start(), match.start() + len(name))
+            declarator = token.parent
+            if (declarator is not None and declarator.type == "function_declarator"
+                    and not (self.function.start_byte <= token.start_byte < self.function.end_byte)):
+                return True
+        return False
 
     def ballot(self, call, name, blocked, fixes) -> None:
         parent = call.parent

@@ -254,6 +254,27 @@ LEFT_AS_WRITTEN = [
         "2:17 HP1111 --fix left k as written: WARP_SIZE (line 1) is a warp-size constant that --fix cannot rewrite "
         "here (not `= 32` in this file)",
         id="uses-a-file-scope-warp-count"),
+    pytest.param(
+        "__global__ void k(int* out) {\n"
+        "  { unsigned int mask = 0xffffffff; out[0] = __shfl_sync(mask, 1, 0); }\n"
+        "  { int mask = 3; out[1] = __shfl_sync(mask, 1, 0); }\n"
+        "}\n",
+        "1:17 HP1111 --fix left k as written: the mask mask is declared more than once in k, and --fix does not "
+        "follow C++ scopes",
+        id="one-name-two-masks"),
+    pytest.param(
+        "__device__ int vote(unsigned mask, bool p);\n"
+        "__device__ int vote(unsigned mask, bool p) { return __any_sync(mask, p); }\n",
+        "2:16 HP1111 --fix left vote as written: the mask parameter mask of vote is declared elsewhere too "
+        "(a prototype must change with it)",
+        id="mask-parameter-with-a-prototype"),
+    pytest.param(
+        "template <class T> __device__ T sum(unsigned int mask, T v) { return v + __shfl_down_sync(mask, v, 1); }\n"
+        "template <> __device__ int sum<int>(unsigned int mask, int v) { return v + __shfl_down_sync(mask, v, 1); }\n"
+        "__global__ void k(int* out, unsigned* masks) { out[0] = sum<int>(masks[0], 1); }\n",
+        "1:33 HP1111 --fix left sum as written: the mask parameter mask of sum is declared elsewhere too "
+        "(a prototype must change with it)",
+        id="specialization-with-its-primary-template"),
 ]
 
 
