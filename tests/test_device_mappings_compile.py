@@ -339,6 +339,7 @@ def test_missing_overload_findings(tmp_path):
 INSTEAD = """\
 #include <hip/hip_runtime.h>
 #include <hip/hip_fp16.h>
+#include <hip/hip_bf16.h>
 __global__ void instead(const float* in, float* out, const int4* v, int4* w, float2* f2, float2 add, long long* m) {
   out[threadIdx.x] = __builtin_nontemporal_load(&in[threadIdx.x]);
   w[threadIdx.x] = *(v + threadIdx.x);
@@ -347,7 +348,17 @@ __global__ void instead(const float* in, float* out, const int4* v, int4* w, flo
   atomicAnd(reinterpret_cast<unsigned long long*>(m), 1ull);
   float s, c;
   sincosf(out[0], &s, &c);
-  out[1] = s + c;
+  sincospif(out[0], &s, &c);
+  out[1] = s + c + static_cast<float>(__fma_rn(1.0, 2.0, 3.0));
+}
+__global__ void instead_half(__half2* h2, __half2 v, const __hip_bfloat16* b, __hip_bfloat16* r, unsigned int* word) {
+  unsafeAtomicAdd(h2, v);
+  __half2 m = __halves2half2(__hmax(__low2half(v), __low2half(h2[1])), __hmax(__high2half(v), __high2half(h2[1])));
+  h2[2] = m;
+  r[0] = __float2bfloat16(__saturatef(__bfloat162float(b[0]) + __bfloat162float(b[1])));
+  __hip_bfloat162 pair = __float22bfloat162_rn(make_float2(__bfloat162float(b[0]), 1.0f));
+  r[1] = pair.x;
+  atomicCAS(word, 0u, 1u);
 }
 """
 
