@@ -371,6 +371,7 @@ def test_bare_system_nvidia_message_and_exit_status(bare_system, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "CMakeLists.txt").write_text("project(x)\n")
+    (out / "hipport-report.json").write_text("{}\n")  # a port
     code, stdout, stderr = _build(str(out), "--platform", "nvidia")
     assert (code, stdout) == (2, "")
     assert stderr.splitlines()[1:] == [
