@@ -1,9 +1,11 @@
 """Generate a CMake build for a ported tree that came without one, and the platform module
 (``cmake/HipportPlatform.cmake``) that every CMake build of a ported tree uses.
 
-Targets: one executable per translation unit that defines ``main``, named after the file (or
-after its folder for ``main.*``). The other translation units form one static library per
-folder; an executable links the libraries of its own folder and of the folders below it, and
+Targets: one executable per translation unit that defines ``main``, named after the program
+the tree's Makefile links from it, else after the file (or after its folder for ``main.*``); a
+unit that another unit includes (``#include "kernel.cu"``) is compiled only there. A Makefile's
+``-std`` and ``-g``/``-G`` carry over too (:mod:`hipport.makefile_facts`). The other translation
+units form one static library per folder; an executable links the libraries of its own folder and of the folders below it, and
 a library that no executable reaches that way is linked into every executable. ``.hip`` files
 and C++ files that use CUDA are GPU sources (``hipport_gpu_sources``: HIP on AMD, CUDA on
 NVIDIA). A target links the HIP library targets (``roc::hipblas``...) whose headers its sources
