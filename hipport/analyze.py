@@ -32,6 +32,8 @@ from .findings import Finding
 from .parse import error_regions, macro_body_non_code
 from .rules import Mapping, RuleSet
 from .unknown_names import FileNames, collect as collect_cuda_names
+from .collisions import analyze_collisions
+from .cutil import analyze_cutil
 from .device_context import analyze_device_context, device_code
 from .register_keyword import analyze_register_keyword
 from .signatures import report_signatures
@@ -679,6 +681,8 @@ def analyze_file(
         _find_main(ctx)
     analyze_warps(ctx, fix)
     ctx.result.cuda_names = collect_cuda_names(ctx)
+    analyze_collisions(ctx)
+    analyze_cutil(ctx)
     analyze_overloads(ctx)
     analyze_device_context(ctx)
     analyze_register_keyword(ctx, fix)
