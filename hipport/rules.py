@@ -278,6 +278,7 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "findcuda-command-kept": frozenset({"name", "construct", "note", "advice"}),
     "nvcc-flag-kept": frozenset({"name", "construct", "note", "advice"}),
     "nvcc-flag-removed": frozenset({"name", "construct", "note"}),
+    "nvcc-flag-dropped": frozenset({"name", "construct", "note"}),
     "cuda-library-unavailable": frozenset({"name", "construct", "library", "note"}),
     "build-migrated": frozenset({"name", "construct", "replacement", "note"}),
     "cuda-arch-replaced": frozenset({"name", "construct", "archs"}),

@@ -10,6 +10,7 @@ Golden cases live in tests/fixtures/build/cases/<case>/: ``input/`` (the CUDA bu
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 from hipport.buildfiles import BuildFile, BuildOptions, build_file_kind, migrate_build_files
 from hipport.buildfiles.cmake_syntax import CMakeSyntaxError, parse_cmake
 from hipport.buildfiles.data import load_build_rules
+from hipport.buildfiles.flags import is_kept_flag
 from hipport.convert import ConvertOptions, check_tree, convert_tree
 from hipport.rules import RuleError, default_rules
 
@@ -76,7 +78,7 @@ def test_cuda_language_case_reports_what_it_keeps():
     for result in _migrate("cuda_language"):
         for f in result.findings:
             by_id.setdefault(f.rule_id, []).append(f"{f.path}:{f.line}:{f.column} {f.name}")
-    assert by_id["HP3003"] == ["CMakeLists.txt:27:40 --maxrregcount=64"]  # no register cap in clang
+    assert by_id["HP3010"] == ["CMakeLists.txt:27:40 --maxrregcount=64"]  # no register cap in clang: left out
     assert by_id["HP3005"] == ["CMakeLists.txt:32:53 CUDA::nppc"]  # NPP has no HIP counterpart
     assert by_id["HP3001"] == ["CMakeLists.txt:32:64 CUDA::cudaXYZ", "src/CMakeLists.txt:3:38 CUDA_PTX_COMPILATION",
                                "src/CMakeLists.txt:7:4 CMAKE_CUDA_COMPILER_VERSION"]
@@ -287,6 +289,221 @@ def test_a_build_file_whose_migration_fails_is_copied_with_hp3009(tmp_path, monk
     assert "hipport_enable_gpu_language()" in (out / "cmake_part" / "CMakeLists.txt").read_text()
     assert (out / "app.hip").is_file() and (out / "cmake_part" / "part.hip").is_file()
     assert (out / "hipport-report.json").is_file()
+
+
+# ------------------------------------------------------------- nvcc options never reach clang
+_LEFT_OUT = "left out of the HIP compile flags"
+_REGISTER_CAP = "give kernels __launch_bounds__ (or amdgpu_waves_per_eu) instead of a register cap"
+_PTXAS = ("options of ptxas, NVIDIA's assembler: clang reports registers, spills and scratch memory with "
+          "-Rpass-analysis=kernel-resource-usage, optimises device code at the -O level, and takes register limits "
+          "from __launch_bounds__")
+#: (nvcc option, what the HIP flags hold instead, the finding: (id, severity, message) or None).
+NVCC_OPTION_CASES = [
+    ("--maxrregcount=64", "", ("HP3010", "warning", f"nvcc option --maxrregcount=64 {_LEFT_OUT}, clang has no "
+                                                    f"equivalent: {_REGISTER_CAP}")),
+    ("-maxrregcount=32", "", ("HP3010", "warning", f"nvcc option -maxrregcount=32 {_LEFT_OUT}, clang has no "
+                                                   f"equivalent: {_REGISTER_CAP}")),
+    ("-maxrregcount 32", "", ("HP3010", "warning", f"nvcc option -maxrregcount 32 {_LEFT_OUT}, clang has no "
+                                                   f"equivalent: {_REGISTER_CAP}")),
+    ("-Xptxas -v", "-Rpass-analysis=kernel-resource-usage", None),
+    ("--ptxas-options=-v,-warn-spills", "-Rpass-analysis=kernel-resource-usage", None),
+    ("-Xptxas -dlcm=ca", "", ("HP3010", "warning", f"nvcc option -Xptxas -dlcm=ca {_LEFT_OUT}, clang has no "
+                                                   f"equivalent: hipport knows no clang equivalent of the value "
+                                                   f"'-dlcm=ca'; {_PTXAS}")),
+    ("--use_fast_math", "-ffast-math", None),
+    ("-lineinfo", "-gline-tables-only", None),
+    ("--expt-relaxed-constexpr", "", ("HP3004", "info", f"nvcc option --expt-relaxed-constexpr {_LEFT_OUT}: clang "
+                                                        "lets host and device code call constexpr functions of the "
+                                                        "other side without an option")),
+    ("--extended-lambda", "", ("HP3004", "info", f"nvcc option --extended-lambda {_LEFT_OUT}: clang accepts "
+                                                 "__device__ lambdas without an option")),
+    ("-rdc=true", "-fgpu-rdc", None),
+    ("-Xcompiler -fopenmp,-Wall", "-fopenmp -Wall", None),
+    ("--compiler-options -fPIC", "-fPIC", None),
+    ("-Wno-deprecated-gpu-targets", "", ("HP3004", "info", f"nvcc option -Wno-deprecated-gpu-targets {_LEFT_OUT}: "
+                                                           "silences nvcc's warning about old sm_ targets; "
+                                                           "meaningless for AMD targets")),
+    ("--default-stream per-thread", "-fgpu-default-stream=per-thread", None),
+    ("-res-usage", "-Rpass-analysis=kernel-resource-usage", None),
+    ("-keep", "-save-temps", None),
+    ("-dlink", "", ("HP3010", "warning", f"nvcc option -dlink {_LEFT_OUT}, clang has no equivalent: clang links "
+                                         "device code when it links the program (-fgpu-rdc --hip-link); drop the "
+                                         "separate -dlink step")),
+    ("-ptx", "", ("HP3010", "warning", f"nvcc option -ptx {_LEFT_OUT}, clang has no equivalent: PTX, cubin and "
+                                       "fatbin are NVIDIA formats: for AMD code objects use --cuda-device-only (and "
+                                       "-S for assembly)")),
+    ("-Werror all-warnings", "-Werror", None),
+    ("-ftemplate-depth 512", "-ftemplate-depth=512", None),
+    ("--include-path /opt/inc", "-I/opt/inc", None),
+    ("--disable-warnings", "-w", None),
+    ("--some-new-option", "--some-new-option", ("HP3003", "error", "nvcc option --some-new-option kept as written: "
+                                                                    "hipport does not know this nvcc option, and "
+                                                                    "clang will most likely reject it")),
+]
+
+
+def _findings_of(results, skip=("HP3006",)):
+    return [(f.line, f.column, f.rule_id, f.severity, f.message) for r in results for f in r.findings
+            if f.rule_id not in skip]
+
+
+@pytest.mark.parametrize("option, hip, finding", NVCC_OPTION_CASES, ids=[c[0] for c in NVCC_OPTION_CASES])
+def test_nvcc_option_in_a_makefile(option, hip, finding):
+    text = f"NVCC := nvcc\nNVCCFLAGS := -O2 {option}\n"
+    [result] = migrate_build_files([BuildFile("Makefile", text.encode())], default_rules(), BuildOptions(ARCHS))
+    assert result.output.decode() == f"NVCC := hipcc\nNVCCFLAGS := -O2{' ' + hip if hip else ''}\n"
+    assert _findings_of([result]) == ([(2, 18, *finding)] if finding else [])
+
+
+@pytest.mark.parametrize("option, hip, finding", NVCC_OPTION_CASES, ids=[c[0] for c in NVCC_OPTION_CASES])
+def test_nvcc_option_in_cmake(option, hip, finding):
+    """CMAKE_CUDA_FLAGS stays for NVIDIA builds as written; its HIP twin holds what clang gets."""
+    text = f'project(p LANGUAGES CXX CUDA)\nset(CMAKE_CUDA_FLAGS "-O2 {option}")\n'
+    [result] = migrate_build_files([BuildFile("CMakeLists.txt", text.encode())], default_rules(), BuildOptions(ARCHS))
+    lines = result.output.decode().splitlines()
+    assert lines[3:] == [f'set(CMAKE_CUDA_FLAGS "-O2 {option}")', f'set(CMAKE_HIP_FLAGS "-O2{" " + hip if hip else ""}")']
+    assert _findings_of([result]) == ([(2, 27, *finding)] if finding else [])
+
+
+#: A value for each nvcc option that takes one and lists no values of its own.
+_SAMPLE_VALUES = {
+    "--maxrregcount": "32", "--compiler-bindir": "g++", "--cudart": "shared", "--diag-suppress": "177",
+    "-Xcudafe": "--display_error_number", "--keep-dir": "tmpdir", "--threads": "2", "--std": "c++17",
+    "--dopt": "on", "-Xnvlink": "--verbose", "--linker-options": "--as-needed", "--compiler-options": "-fPIC",
+    "--include-path": "incdir", "--system-include": "incdir", "--pre-include": "cstdio", "--library": "m",
+    "--library-path": "libdir", "--output-file": "other.o", "--dependency-output": "deps.d",
+    "--dependency-target-name": "kernel.o", "--ftemplate-depth": "512", "--ftemplate-backtrace-limit": "5",
+    "--gpu-architecture": "sm_80", "--generate-code": "arch=compute_80,code=sm_80", "--gpu-code": "sm_80",
+}
+
+
+def _nvcc_option_samples(rules) -> list[str]:
+    """One nvcc command-line snippet per spelling and listed value of every option of
+    rules/build/nvcc_flags.yaml."""
+    samples, seen = [], set()
+    for rule in rules.flags.values():
+        if id(rule) in seen:
+            continue
+        seen.add(id(rule))
+        values = list(rule.values) if rule.values else [_SAMPLE_VALUES.get(rule.spellings[0], "1")]
+        for spelling in rule.spellings:
+            samples += [f"{spelling} {v}" for v in values] if rule.takes_value else [spelling]
+    return samples
+
+
+def test_every_nvcc_option_of_the_rules_is_translated_or_left_out():
+    """No nvcc-only option hipport knows stays for clang: each is mapped (to another spelling)
+    or removed with its finding; none gets HP3003."""
+    rules = load_build_rules()
+    nvcc_only = {s for r in rules.flags.values() if not r.ambiguous for s in r.spellings}
+    checks = default_rules()
+    for sample in _nvcc_option_samples(rules):
+        text = f"NVCC := nvcc\nNVCCFLAGS := {sample}\n"
+        [result] = migrate_build_files([BuildFile("Makefile", text.encode())], checks, BuildOptions(ARCHS),
+                                       build_rules=rules)
+        flags = result.output.decode().splitlines()[1][len("NVCCFLAGS :="):].split()
+        assert not [f for f in result.findings if f.rule_id == "HP3003"], sample
+        spelling = sample.split()[0]
+        if spelling in nvcc_only and spelling in flags:
+            rule = rules.flags[spelling]  # only where clang has the same spelling (-save-temps)
+            assert spelling in rule.hip or any(spelling in v for v in rule.values.values()), \
+                f"{sample} reaches clang as {flags}"
+
+
+def test_every_option_of_the_toolchains_nvcc_is_known(toolchain):
+    """Each option ``nvcc --help`` (nvcc 12.4) lists, long and short spelling, is in
+    rules/build/nvcc_flags.yaml or kept as clang's (so no real nvcc option gets HP3003)."""
+    rules = load_build_rules()
+    listed = subprocess.run([str(toolchain.nvcc), "--help"], capture_output=True, text=True, check=True).stdout
+    spellings = []
+    for line in listed.splitlines():
+        match = re.match(r"(--[A-Za-z][\w-]*)\S*(?:\s.*?)?(?:\((-[\w-]+)\))?\s*$", line)
+        if match:
+            spellings += [s for s in match.groups() if s]
+    assert len(spellings) > 200
+    unknown = [s for s in spellings if s not in rules.flags and not is_kept_flag(rules, s)
+               and s not in ("--help", "-h", "--version", "-V")]
+    assert unknown == []
+
+
+#: clang options that change what a compile produces: each compiled on its own.
+_MODE_OPTIONS = ("-M", "-MM", "-o", "-x", "-E")
+
+
+def test_every_nvcc_option_translation_compiles_with_clang(toolchain, tmp_path):
+    """The HIP flags of every option in rules/build/nvcc_flags.yaml (Makefile migration: the
+    same mapping as CMake's, test_nvcc_option_in_cmake) compile a kernel for gfx90a with the
+    toolchain's clang++-19: clang knows every option hipport writes. Options that do not change
+    what the compile produces are checked together, in one command; the others one by one."""
+    rules = load_build_rules()
+    source = tmp_path / "kernel.hip"
+    source.write_text("#include <hip/hip_runtime.h>\n__global__ void twice(float* x) { x[threadIdx.x] *= 2.0f; }\n")
+    (tmp_path / "incdir").mkdir()
+    (tmp_path / "libdir").mkdir()
+    together, alone = [], set()
+    checks = default_rules()
+    for sample in _nvcc_option_samples(rules):
+        text = f"NVCC := nvcc\nNVCCFLAGS := {sample}\n"
+        [result] = migrate_build_files([BuildFile("Makefile", text.encode())], checks, BuildOptions(("gfx90a",)),
+                                       build_rules=rules)
+        flags = tuple(result.output.decode().splitlines()[1][len("NVCCFLAGS :="):].split())
+        flags = tuple(f for f in flags if not f.startswith("--offload-arch="))  # the compile names gfx90a itself
+        if any(f in _MODE_OPTIONS for f in flags):
+            alone.add(flags)
+        else:
+            together.extend(f for f in flags if f not in together or not f.startswith("-"))
+    assert "-ffast-math" in together and "-fgpu-default-stream=per-thread" in together and alone
+    plain = tmp_path / "plain.c"
+    plain.write_text("int twice(int x) { return 2 * x; }\n")
+    for flags in [tuple(together), *sorted(alone)]:
+        host_language = "-x" in flags and flags[flags.index("-x") + 1] in ("c", "c++")  # nvcc's -x c: no GPU code
+        command = toolchain.amd_compile_command(plain if host_language else source, tmp_path / "kernel.o",
+                                                ["gfx90a"], list(flags))
+        done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=600)
+        assert done.returncode == 0 and "unknown argument" not in done.stderr, f"{flags}\n{done.stderr[-3000:]}"
+
+
+def test_clang_rejects_an_option_it_does_not_know(toolchain, tmp_path):
+    """Why HP3003 is an error: an unknown option left in the HIP flags stops clang."""
+    source = tmp_path / "kernel.hip"
+    source.write_text("__global__ void nothing() {}\n")
+    command = toolchain.amd_compile_command(source, tmp_path / "kernel.o", ["gfx90a"], ["--some-new-option"])
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert done.returncode != 0 and "unknown argument: '--some-new-option'" in done.stderr
+
+
+def test_nvcc_only_options_build_for_amd_through_cmake(toolchain, tmp_path):
+    """A CMake project passing the nvcc-only options (CMAKE_CUDA_FLAGS and a CUDA generator
+    expression): converted, configured and built for gfx90a with the toolchain, so clang took
+    every option the migration left; the findings are the options left out."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\n"
+        "project(options LANGUAGES CXX CUDA)\n"
+        'set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} --use_fast_math -lineinfo --expt-relaxed-constexpr '
+        '--extended-lambda -Wno-deprecated-gpu-targets -Xcompiler -Wall,-Wextra")\n'
+        "add_executable(options main.cu)\n"
+        "target_compile_options(options PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--maxrregcount=64 -Xptxas -v "
+        "--default-stream per-thread -res-usage -keep>)\n")
+    (src / "main.cu").write_text(
+        "#include <cstdio>\n"
+        "__global__ void scale(float* x, float a) { x[threadIdx.x] *= a; }\n"
+        "int main() {\n"
+        "  float* x;\n"
+        "  cudaMalloc(&x, 64 * sizeof(float));\n"
+        "  scale<<<1, 64>>>(x, 2.0f);\n"
+        "  cudaDeviceSynchronize();\n"
+        "  cudaFree(x);\n"
+        '  std::printf("done\\n");\n'
+        "  return 0;\n"
+        "}\n")
+    result = convert_tree(src, tmp_path / "out", ConvertOptions(offload_archs=("gfx90a",)))
+    assert [(f.line, f.rule_id, f.name) for f in result.report.findings if f.rule_id in ("HP3003", "HP3004", "HP3010")] == [
+        (3, "HP3004", "--expt-relaxed-constexpr"), (3, "HP3004", "--extended-lambda"),
+        (3, "HP3004", "-Wno-deprecated-gpu-targets"), (5, "HP3010", "--maxrregcount=64")]
+    _configure_and_build(toolchain, tmp_path / "out", tmp_path / "build", ("gfx90a",))
+    assert (tmp_path / "build" / "options").is_file()
 
 
 # ---------------------------------------------------------------------------------- real builds

@@ -97,7 +97,7 @@ class FlagRule:
     Attributes:
         spellings: ``--use_fast_math``, ``-use_fast_math``.
         takes_value: the option takes a value (``-arch=sm_80`` or ``-arch sm_80``).
-        action: ``map``, ``remove``, ``report``, ``arch`` or ``host`` (see the file's header).
+        action: ``map``, ``remove``, ``drop``, ``arch`` or ``host`` (see the file's header).
         hip: the clang options for ``map``; ``{value}`` stands for the option's value.
         values: value -> clang options, for options whose meaning depends on the value.
         ambiguous: host compilers know the spelling too: only mapped in certain nvcc contexts.

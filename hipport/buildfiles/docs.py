@@ -59,10 +59,11 @@ def rule_tables(rules: BuildRules) -> str:
         seen.add(id(rule))
         value = " VALUE" if rule.takes_value else ""
         if rule.values:
-            clang = "; ".join(f"`{k}`: {_code(v) or 'removed'}" for k, v in rule.values.items()) + "; other values: kept, reported"
+            clang = "; ".join(f"`{k}`: {_code(v) or 'removed'}" for k, v in rule.values.items()) + (
+                "; other values: kept, reported (HP3003)" if rule.ambiguous else "; other values: left out, reported (HP3010)")
         else:
             clang = _code(rule.hip)
-        action = {"map": "mapped", "remove": "removed (HP3004)", "report": "kept, reported (HP3003)",
+        action = {"map": "mapped", "remove": "removed (HP3004)", "drop": "left out, reported (HP3010)",
                   "arch": "AMD architectures (HP3007)", "host": "its host options, as they are"}[rule.action]
         spellings = ", ".join(f"`{s}{value}`" for s in rule.spellings)
         if rule.ambiguous:

@@ -115,8 +115,11 @@ def map_nvcc_flags(source: str, words: list[Word], rules: BuildRules, archs: tup
             first architecture option there is replaced (``arch_mode == "flags"``).
 
     Returns:
-        Edits (never overlapping) and notes (checks ``nvcc-flag-kept``, ``nvcc-flag-removed``,
-        ``cuda-arch-replaced``, ``cuda-library-unavailable``).
+        Edits (never overlapping) and notes (checks ``nvcc-flag-kept``, an error: an option
+        hipport does not know, or without its value, stays as written; ``nvcc-flag-removed``
+        and ``nvcc-flag-dropped``: an nvcc-only option left out, meaningless to clang or with
+        an effect clang cannot give; ``cuda-arch-replaced``, ``cuda-library-unavailable``). An
+        nvcc-only option hipport knows never stays: it is mapped or left out.
     """
     result = FlagResult()
     replaced: dict[int, str] = {}  # word index -> new text
@@ -156,7 +159,8 @@ def map_nvcc_flags(source: str, words: list[Word], rules: BuildRules, archs: tup
         if rule is None or (rule.ambiguous and not certain) or rule.action == "keep":
             if certain and rule is None and not is_kept_flag(rules, word.text):
                 result.notes.append(Note("nvcc-flag-kept", word.start, {
-                    "construct": word.text, "note": "hipport does not know this nvcc option",
+                    "construct": word.text, "note": "hipport does not know this nvcc option, and clang will "
+                                                    "most likely reject it",
                     "advice": "Check clang's HIP options for an equivalent, or remove it"}))
             i += 1
             continue
@@ -175,10 +179,16 @@ def map_nvcc_flags(source: str, words: list[Word], rules: BuildRules, archs: tup
                 if mapped == []:
                     result.notes.append(Note("nvcc-flag-removed", word.start, {"construct": written, "note": rule.note}))
                 if mapped is None:
-                    result.notes.append(Note("nvcc-flag-kept", word.start, {
-                        "construct": written,
-                        "note": f"hipport knows no clang equivalent of the value {value!r}" + (f"; {rule.note}" if rule.note else ""),
-                        "advice": "Check clang's HIP options for an equivalent, or remove it"}))
+                    unknown = f"hipport knows no clang equivalent of the value {value!r}" + (
+                        f"; {rule.note}" if rule.note else "")
+                    if rule.ambiguous:  # clang has the spelling too: it stays (clang may take it)
+                        result.notes.append(Note("nvcc-flag-kept", word.start, {
+                            "construct": written, "note": unknown,
+                            "advice": "Check clang's HIP options for an equivalent, or remove it"}))
+                    else:  # nvcc-only: clang would reject it
+                        result.notes.append(Note("nvcc-flag-dropped", word.start, {"construct": written,
+                                                                                  "note": unknown}))
+                        removed.update(span)
                     i += consumed
                     continue
                 new = list(mapped)
@@ -189,10 +199,10 @@ def map_nvcc_flags(source: str, words: list[Word], rules: BuildRules, archs: tup
         elif rule.action == "remove":
             result.notes.append(Note("nvcc-flag-removed", word.start, {"construct": written, "note": rule.note}))
             removed.update(span)
-        elif rule.action == "report":
-            result.notes.append(Note("nvcc-flag-kept", word.start, {
-                "construct": written, "note": rule.note or "no clang equivalent",
-                "advice": "Remove it, or find the clang HIP option that fits"}))
+        elif rule.action == "drop":
+            result.notes.append(Note("nvcc-flag-dropped", word.start, {"construct": written,
+                                                                      "note": rule.note or "no clang equivalent"}))
+            removed.update(span)
         elif rule.action == "arch":
             result.notes.append(Note("cuda-arch-replaced", word.start, {"construct": written, "archs": ";".join(archs)}))
             if arch_mode == "flags" and not arch_done[0]:
