@@ -192,8 +192,9 @@ class CallRewrite:
     unless that argument's text starts with one of ``unless``; or, for a call with exactly
     ``arguments`` arguments, the function becomes ``hip`` instead of its usual mapping; or
     ``differs`` / ``narrower`` say how the HIP function's parameters differ from CUDA's (every
-    call is reported, or with ``arguments`` only calls with that many arguments; see
-    :mod:`hipport.signatures`).
+    call is reported, or with ``arguments`` only calls with that many arguments; a ``narrower``
+    entry's ``positions`` name the narrower parameters, 0-based, and a call passing NULL,
+    ``nullptr`` or 0 at all of them is not reported; see :mod:`hipport.signatures`).
     """
 
     cuda: str
@@ -207,6 +208,7 @@ class CallRewrite:
     line: int = 0
     differs: str = ""
     narrower: str = ""
+    positions: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -507,7 +509,8 @@ def _parse_rule_file(path: Path, raw: bytes) -> RuleFileContent:
     if "calls" in data:
         _validate(path, data, node, "calls")
         return RuleFileContent(calls=[
-            CallRewrite(**{**entry, "unless": tuple(entry.get("unless", ()))}, path=str(path),
+            CallRewrite(**{**entry, "unless": tuple(entry.get("unless", ())), "positions": tuple(entry.get("positions", ()))},
+                        path=str(path),
                         line=_line_of(node, ["calls", i]) or 0)
             for i, entry in enumerate(data["calls"])])
     if "ptx" in data:
@@ -573,7 +576,8 @@ def _from_cache(path: Path, cached: dict) -> RuleFileContent:
         [PtxEquivalent(*fields, path=where, line=line) for *fields, line in cached["ptx"]],
         [Construct(*fields, path=where, line=line) for *fields, line in cached["constructs"]],
         Family(*family[:5], path=where, versions_of=family[5], cpp_namespace=family[6]) if family else None,
-        [CallRewrite(c[0], c[1], c[2], tuple(c[3]), *c[4:7], path=where, line=c[7], differs=c[8], narrower=c[9])
+        [CallRewrite(c[0], c[1], c[2], tuple(c[3]), *c[4:7], path=where, line=c[7], differs=c[8], narrower=c[9],
+                     positions=tuple(c[10]))
          for c in cached["calls"]],
     )
 
@@ -590,7 +594,8 @@ def _to_cache(content: RuleFileContent) -> dict:
                    for c in content.checks],
         "ptx": [[p.match, p.hip, p.note, p.line] for p in content.ptx],
         "constructs": [[c.name, c.check, c.where, c.line] for c in content.constructs],
-        "calls": [[c.cuda, c.argument, c.wrap, list(c.unless), c.arguments, c.hip, c.note, c.line, c.differs, c.narrower]
+        "calls": [[c.cuda, c.argument, c.wrap, list(c.unless), c.arguments, c.hip, c.note, c.line, c.differs, c.narrower,
+                   list(c.positions)]
                   for c in content.calls],
     }
 

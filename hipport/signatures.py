@@ -7,7 +7,9 @@ offered to the HIP function through clang-19). A ``differs`` entry is a call the
 compile as written (HP2010, an error), a ``narrower`` one a call that compiles unless the
 argument has the CUDA-only type, mostly a const pointer where HIP's parameter is not const
 (HP2011, a warning). An entry with ``arguments`` applies only to calls with that many
-arguments (CUDA's default arguments that HIP lacks).
+arguments (CUDA's default arguments that HIP lacks); a ``narrower`` entry with ``positions`` is
+not reported for a call passing ``NULL``/``nullptr``/``0`` at each of those parameters (such as
+``nvrtcCreateProgram(&p, src, name, 0, NULL, NULL)``).
 
 The entries describe the ``hip*`` functions: under ``--target-libs roc`` a family with a ROCm
 library (rocSPARSE, rocBLAS...) is ported to other functions, and nothing is reported for it.
@@ -23,6 +25,9 @@ import tree_sitter
 if TYPE_CHECKING:
     from .analyze import _FileContext
     from .rules import CallRewrite
+
+#: Arguments that pass no object: a narrower parameter given one of these cannot fail.
+_NULL = frozenset({b"NULL", b"nullptr", b"0", b"0L", b"(void*)0", b"((void*)0)"})
 
 
 def report_signatures(ctx: "_FileContext", node: tree_sitter.Node, rewrites: "tuple[CallRewrite, ...]",
@@ -47,6 +52,12 @@ def report_signatures(ctx: "_FileContext", node: tree_sitter.Node, rewrites: "tu
                 arguments = _call_arguments(node)
             if arguments is None or len(arguments) != rewrite.arguments:
                 continue
+        if rewrite.positions:
+            if arguments is None:
+                arguments = _call_arguments(node)
+            if arguments is not None and all(p < len(arguments) and ctx.text(arguments[p]).strip() in _NULL
+                                             for p in rewrite.positions):
+                continue  # NULL at every narrower parameter: nothing of the CUDA-only type is passed
         mapping = ctx.rules.identifiers.get(rewrite.cuda)
         if mapping is None:
             continue

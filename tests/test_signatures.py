@@ -143,3 +143,14 @@ def test_cuda_11_form_of_graph_exec_update_is_not_reported(tmp_path):
         "  cudaGraphExecUpdate(e, g, info);\n"
         "}\n"))
     assert _signature_findings(findings) == ["5:3 HP2010 cudaGraphExecUpdate"]
+
+
+def test_null_at_every_narrower_parameter_is_not_reported(tmp_path):
+    _, findings = _convert(tmp_path, (
+        "#include <nvrtc.h>\n"
+        "void build(nvrtcProgram* p, const char* source, const char* const* options) {\n"
+        "  nvrtcCreateProgram(p, source, \"k.cu\", 0, NULL, nullptr);\n"
+        "  nvrtcCompileProgram(*p, 0, NULL);\n"
+        "  nvrtcCompileProgram(*p, 1, options);\n"
+        "}\n"))
+    assert _signature_findings(findings) == ["5:3 HP2011 nvrtcCompileProgram"]
