@@ -83,6 +83,7 @@ from typing import Protocol
 import tree_sitter
 
 from .edits import Edit
+from .parse import LANGUAGE
 
 
 class WarpContext(Protocol):
@@ -108,8 +109,8 @@ MASK_FUNCTIONS = frozenset({
 BALLOT_FUNCTIONS = frozenset({"__ballot_sync", "__ballot", "__activemask"})
 SHUFFLES = {"__shfl_sync": 2, "__shfl_up_sync": 2, "__shfl_down_sync": 2, "__shfl_xor_sync": 2,
             "__shfl": 1, "__shfl_up": 1, "__shfl_down": 1, "__shfl_xor": 1}
-_CALLS = re.compile(rb"(?<![A-Za-z0-9_])(__shfl\w*_sync|__ballot_sync|__ballot|__any_sync|__all_sync|__match_\w+_sync"
-                    rb"|__reduce_\w+_sync|__syncwarp|__activemask)\s*\(")
+_CALLS = re.compile(rb"(__(?:shfl\w*_sync|ballot_sync|ballot|any_sync|all_sync|match_\w+_sync"
+                    rb"|reduce_\w+_sync|syncwarp|activemask))\s*\(")
 _FULL_MASK = re.compile(r"^(0[xX][fF]{8}[uU]?|4294967295[uU]?|~0[uU]?|0[xX][fF]{8}[uU][lL]{0,2})$")
 WIDE_FULL_MASK = b"0xffffffffffffffffULL"
 WIDE_TYPE = b"unsigned long long"
@@ -122,9 +123,11 @@ _LANE_OPERATORS = {"32": {"%", "/", "<", ">=", "*"}, "31": {"&", "==", "<=", ">"
 _LOOP_16 = re.compile(rb"(?<![A-Za-z0-9_.])16(?![A-Za-z0-9_.])")
 _WARP_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w*(?:WARP|[Ww]arp)\w*)[ \t]+(\(?32[uU]?\)?)[ \t]*(?://.*|/\*.*)?$",
                           re.MULTILINE)
-_WARP_CONSTANT = re.compile(rb"\b(\w*(?:WARP|[Ww]arp)_?(?:SIZE|[Ss]ize)\w*)\s*=\s*32[uU]?\s*;")
+_WARP_CONSTANT = re.compile(rb"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*)\s*=\s*32[uU]?\s*;")
 _WARP_ASSERT = re.compile(rb"static_assert\s*\([^;]*(?:WARP|[Ww]arp)[^;]*==\s*32\b[^;]*\)")
-_WARP_SIZE_NAME = re.compile(rb"(?<![A-Za-z0-9_])(\w*(?:WARP|[Ww]arp)_?(?:SIZE|[Ss]ize)\w*)(?![A-Za-z0-9_])")
+_WARP_SIZE_CORE = re.compile(rb"(?:WARP|[Ww]arp)_?(?:SIZE|[Ss]ize)")
+_WARP_SIZE_WORD = re.compile(r"^\w*(?:WARP|[Ww]arp)_?(?:SIZE|[Ss]ize)\w*$")
+_WORD = re.compile(rb"[A-Za-z0-9_]*")
 _SHARED_32 = re.compile(rb"__shared__[^;{}]*?\b(\w+)\s*\[\s*(32|[A-Za-z_][\w.]*\s*/\s*32)\s*\]\s*(?:;|=)")
 _WARPSIZE = re.compile(rb"(?<![A-Za-z0-9_])warpSize(?![A-Za-z0-9_])")
 _AMDGCN_WAVEFRONT = re.compile(rb"(?<![A-Za-z0-9_])__AMDGCN_WAVEFRONT_SIZE(?![A-Za-z0-9_])")
@@ -135,6 +138,8 @@ _WARP_CALL = re.compile(r"^(\w*warp_?id\w*|\w*[Ww]arp[Ii]d\w*)$")
 #: Functions named like wavefront helpers (lane_id, warp_sum, warpReduce): defined in another
 #: file, their width is unknown here.
 _WARP_HELPER = re.compile(r"(?:^|_)(?:lane|Lane|LANE|warp|Warp|WARP)|(?<=[a-z0-9])(?:Lane|Warp)")
+_IDENT_BYTES = frozenset(bytes([b]) for b in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_ONE_SHIFT = re.compile(rb"1[uU]?[ \t]*(<<)(?!=)")
 _LANE_WORD = re.compile(r"(?:^|_)(?:lane|Lane|LANE)|(?<=[a-z0-9])Lane")
 _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
 #: --fix rewrites of (operator, literal) next to threadIdx: new operator and operand text.
@@ -200,6 +205,17 @@ def _arguments(call: tree_sitter.Node) -> list[tree_sitter.Node]:
     return [c for c in arguments.named_children if c.type != "comment"] if arguments is not None else []
 
 
+_DEFINITIONS = tree_sitter.Query(LANGUAGE, "(function_definition) @definition")
+_CALL_NODES = tree_sitter.Query(LANGUAGE, "(call_expression) @call")
+_DECLARATIONS = tree_sitter.Query(LANGUAGE, "[(declaration) (parameter_declaration)] @declaration")
+
+
+def _query(query: tree_sitter.Query, node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The nodes ``query`` captures under ``node``, in source order."""
+    found = [n for nodes in tree_sitter.QueryCursor(query).captures(node).values() for n in nodes]
+    return sorted(found, key=lambda n: n.start_byte)
+
+
 def _descendants(node: tree_sitter.Node):
     stack = [node]
     while stack:
@@ -214,9 +230,7 @@ class _Locals:
     def __init__(self, ctx: WarpContext, function: tree_sitter.Node):
         self.declared: dict[str, tuple[tree_sitter.Node | None, tree_sitter.Node, tree_sitter.Node | None]] = {}
         self.twice: set[str] = set()  # declared more than once (in nested scopes): not followed
-        for node in _descendants(function):
-            if node.type not in ("declaration", "parameter_declaration"):
-                continue
+        for node in _query(_DECLARATIONS, function):
             type_node = node.child_by_field_name("type")
             for declarator in node.children_by_field_name("declarator"):
                 value = None
@@ -383,7 +397,6 @@ class _Scan:
     def run(self) -> None:
         ctx, source = self.ctx, self.ctx.source
         self.warp_constants()
-        self.call_links()
         if b"_sync" in source or b"__ballot" in source or b"__activemask" in source or b"<<" in source:
             self.masks_and_ballots()
         if b"ask" in source or b"ASK" in source:
@@ -398,8 +411,10 @@ class _Scan:
             self.shared_arrays()
         if b"warpSize" in source:
             self.warp_size_constant_expressions()
-        self.file_scope_links()
-        for match in _AMDGCN_WAVEFRONT.finditer(source):
+        if self.items:  # only a file with a 32-wide assumption needs its call graph
+            self.call_links()
+            self.file_scope_links()
+        for match in _AMDGCN_WAVEFRONT.finditer(source) if b"__AMDGCN_WAVEFRONT_SIZE" in source else ():
             node = ctx.node_at(match.start(), match.end())
             if node.type not in _CODE_SKIP:
                 ctx.report("wavefront-size-macro", node, name="__AMDGCN_WAVEFRONT_SIZE")
@@ -409,13 +424,12 @@ class _Scan:
         a rewritten caller must not combine its 64-wide lane arithmetic with a callee left at 32."""
         definitions: dict[str, list[tree_sitter.Node]] = {}
         calls: list[tuple[tree_sitter.Node, str]] = []
-        for node in _descendants(self.ctx.root):
-            if node.type == "function_definition":
-                definitions.setdefault(self.function_name(node).split("::")[-1], []).append(node)
-            elif node.type == "call_expression":
-                function = node.child_by_field_name("function")
-                if function is not None and function.type in ("identifier", "qualified_identifier", "template_function"):
-                    calls.append((node, self.text(function).split("<")[0].split("::")[-1].strip()))
+        for node in _query(_DEFINITIONS, self.ctx.root):
+            definitions.setdefault(self.function_name(node).split("::")[-1], []).append(node)
+        for node in _query(_CALL_NODES, self.ctx.root):
+            function = node.child_by_field_name("function")
+            if function is not None and function.type in ("identifier", "qualified_identifier", "template_function"):
+                calls.append((node, self.text(function).split("<")[0].split("::")[-1].strip()))
         for same in definitions.values():  # overloads and specializations share their fate
             for other in same[1:]:
                 self.links.append((same[0].start_byte, other.start_byte))
@@ -460,6 +474,8 @@ class _Scan:
         ctx = self.ctx
         calls: list[tuple[str, tree_sitter.Node]] = []
         for match in _CALLS.finditer(ctx.source):
+            if match.start() and ctx.source[match.start() - 1:match.start()] in _IDENT_BYTES:
+                continue
             token = ctx.node_at(match.start(1), match.end(1))
             call = token.parent
             if token.type != "identifier" or call is None or call.type != "call_expression":
@@ -474,8 +490,10 @@ class _Scan:
             function = self.function_of(call)
             if function is not None:
                 functions[function.start_byte] = function
-        for match in re.finditer(rb"<<", ctx.source):
-            node = ctx.node_at(match.start(), match.end())
+        for match in _ONE_SHIFT.finditer(ctx.source) if b"<<" in ctx.source else ():  # 1 << lane, 1u << lane
+            if match.start() and ctx.source[match.start() - 1:match.start()] in _IDENT_BYTES | {b"."}:
+                continue
+            node = ctx.node_at(match.start(1), match.end(1))
             function = self.function_of(node)
             if node.type == "<<" and function is not None:
                 functions.setdefault(function.start_byte, function)
@@ -513,8 +531,12 @@ class _Scan:
     def warp_constants(self) -> None:
         ctx, source = self.ctx, self.ctx.source
         defined: dict[str, tuple[str, re.Match, tree_sitter.Node]] = {}
-        for pattern, what in ((_WARP_DEFINE, "macro"), (_WARP_CONSTANT, "constant")):
+        scans = ((_WARP_DEFINE, "macro"), (_WARP_CONSTANT, "constant")) if (
+            (b"arp" in source or b"ARP" in source) and _WARP_SIZE_CORE.search(source)) else ()
+        for pattern, what in scans:
             for match in pattern.finditer(source):
+                if not _WARP_SIZE_WORD.match(match.group(1).decode()) and what == "constant":
+                    continue
                 node = ctx.node_at(match.start(1), match.end(1))
                 if node.type in ("comment", "string_content", "string_literal"):
                     continue
@@ -532,11 +554,19 @@ class _Scan:
             self.add(_Item(unit, node, "warp-size-constant", "static_assert", {"what": "static_assert"}, None,
                            "a static_assert on a warp size of 32 is false on 64-wide wavefronts"))
         # Warp-size names defined elsewhere: --fix cannot know what they will be.
-        for match in _WARP_SIZE_NAME.finditer(source):
-            name = match.group(1).decode()
+        seen: set[int] = set()
+        for core in _WARP_SIZE_CORE.finditer(source) if scans else ():
+            start = core.start()
+            while start > 0 and source[start - 1:start] in _IDENT_BYTES:
+                start -= 1
+            match = _WORD.match(source, start)
+            if start in seen:
+                continue
+            seen.add(start)
+            name = match.group().decode()
             if name in self.constants or name == "warpSize" or name.lower() in ("warpsize",):
                 continue
-            node = ctx.node_at(match.start(1), match.end(1))
+            node = ctx.node_at(match.start(), match.end())
             if node.type not in ("identifier", "type_identifier") or node.parent is None:
                 continue
             parent = node.parent
