@@ -17,14 +17,16 @@ rocSPARSE, rocRAND, rocSOLVER, MIOpen).  Both blocks are read.
 This module turns such a table into the ``mappings:`` list of a ``rules/*.yaml`` file:
 one YAML flow mapping per line, with the keys (in this order)::
 
-    cuda, hip, roc, kind, status, roc_status, section, note,
+    cuda, hip, roc, kind, status, roc_status, section, note, overloads,
     cuda_added, cuda_deprecated, cuda_changed, cuda_removed,
     hip_added, hip_deprecated, hip_changed, hip_removed,
     roc_added, roc_deprecated, roc_changed, roc_removed
 
 ``status`` is derived from the version columns (see :func:`derive_status`), and so is
 ``roc_status`` from the ROC block, written only where it is not simply ``supported`` (with a
-``roc`` name) or ``unsupported`` (without).  ``kind`` is ``function`` in the API sections;
+``roc`` name) or ``unsupported`` (without). ``overloads`` (a flow mapping: the CUDA overloads HIP
+lacks and what to write instead) comes only from :data:`HIP_FIXES`.
+``kind`` is ``function`` in the API sections;
 in the data-type sections it is decided by looking the CUDA name up in the real CUDA
 headers (see :class:`HeaderIndex`), and, for names those headers do not declare, by a
 documented heuristic (see :func:`heuristic_kind`) or, where that heuristic is known to be
