@@ -39,13 +39,14 @@ from .register_keyword import analyze_register_keyword
 from .signatures import report_signatures
 from .overloads import analyze_overloads
 from .warp import analyze_warps
+from .launch_spacing import LAUNCH_OPEN, analyze_launch_spacing
 
 HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
 #: Headers whose inclusion makes the HIP runtime (and the kernel language) available.
 RUNTIME_HEADERS = frozenset({HIP_RUNTIME_HEADER})
 
 _INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include\b", re.MULTILINE)
-_LAUNCH = re.compile(rb"<<<")
+_LAUNCH = LAUNCH_OPEN  # <<< and the spaced << < that nvcc accepts too
 _MAIN = re.compile(rb"(?<![A-Za-z0-9_])main[ \t\r\n]*\(")
 _ASM = re.compile(rb"(?<![A-Za-z0-9_])(?:__asm__|__asm|asm)(?![A-Za-z0-9_])")
 _IDENTIFIER_TYPES = frozenset({"identifier", "type_identifier", "namespace_identifier", "ERROR"})
@@ -673,8 +674,9 @@ def analyze_file(
     ctx = _FileContext(path, source, tree, rules)
     _rewrite_identifiers(ctx)
     headers = _rewrite_includes(ctx, resolve_header) if b"include" in source else set()
-    if b"<<<" in source:
+    if b"<<" in source and _LAUNCH.search(source):
         _rewrite_launches(ctx, launch_syntax)
+        analyze_launch_spacing(ctx, launch_syntax)
     if b"asm" in source:
         _report_inline_asm(ctx)
     if b"main" in source:

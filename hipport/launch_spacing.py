@@ -1,0 +1,89 @@
+"""Kernel launches written with blanks inside their chevrons: ``k << < g, b >> > (args)``.
+
+nvcc 12.4 reads ``<<`` followed by blanks (spaces, tabs) and ``<`` as the launch opener, and
+``>>`` followed by any white space (newlines too) and ``>`` as its closer (checked here with
+nvcc 12.4 for sm_90: ``k << < 1, 32 >> > (p);`` and ``k <<<1, 32 >>\\n > (p);`` compile, while
+``k < < < 1, 32 > > > (p)``, ``k <<\\n < ...`` and ``> >>`` are errors). clang's HIP front end
+knows only the unbroken tokens ``<<<`` and ``>>>`` and rejects the spaced form ("expected
+expression"). The port therefore writes each spaced chevron as one token.
+
+A spaced chevron is rewritten only where the syntax tree says it is a kernel launch: the CUDA
+grammar's ``<<<``/``>>>`` token of a ``kernel_call_syntax`` node, inside a ``call_expression``
+with an argument list on the far side (``name << < ... >> > (``). A shift (``a << b``, ``a >> b``),
+a comparison, ``operator<< <T>`` and template argument lists ending in ``>> >`` are other nodes and
+never touched. Only the white space inside the token is removed; where it holds a line break it
+is moved after the token, so every later line keeps its number and indentation.
+
+With ``launch_syntax="hip"`` a launch that becomes ``hipLaunchKernelGGL`` has its punctuation
+replaced by that rewrite (:func:`hipport.analyze._rewrite_launches`, which finds spaced openers
+through :data:`LAUNCH_OPEN`); this module then only normalises the launches that stay chevrons
+(a launch used as an expression, reported with HP1005).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from .edits import Edit
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+    from .analyze import _FileContext
+
+#: A launch opener, spaced or not: what the launch rewrite scans for.
+LAUNCH_OPEN = re.compile(rb"(?<!operator)(?<!operator )<<[ \t\r\n]*<")
+_SPACED = re.compile(rb"<<[ \t\r\n]+<|>>[ \t\r\n]+>")
+_TOKEN_SHAPE = {"<<<": re.compile(rb"<<[ \t\r\n]+<\Z"), ">>>": re.compile(rb">>[ \t\r\n]+>\Z")}
+
+
+def _launch_config(token: "tree_sitter.Node") -> "tree_sitter.Node | None":
+    """The ``kernel_call_syntax`` node of a launch whose chevron token is ``token``, or None
+    when ``token`` is not a launch chevron with a call's argument list after it."""
+    config = token.parent
+    if token.type not in _TOKEN_SHAPE or config is None or config.type != "kernel_call_syntax":
+        return None
+    call = config.parent
+    if call is None or call.type != "call_expression":
+        return None
+    arguments = call.child_by_field_name("arguments")
+    if arguments is None or arguments.type != "argument_list" or arguments.start_byte < config.end_byte:
+        return None
+    return config
+
+
+def _normalised(text: bytes, token: str) -> bytes:
+    """``token`` alone, or, where the white space inside ``text`` holds a line break, ``token``
+    followed by that white space (the break and the next line's indentation stay as written)."""
+    inside = text[2:-1]
+    return token.encode("ascii") + (inside if b"\n" in inside else b"")
+
+
+def analyze_launch_spacing(ctx: "_FileContext", launch_syntax: str) -> None:
+    """Write the spaced chevrons of every kernel launch in one file as ``<<<`` and ``>>>``.
+
+    Args:
+        ctx: the analysis context of the file (:class:`hipport.analyze._FileContext`); edits
+            go to ``ctx.result.edits``. Must run after the launch rewrite: a chevron inside the
+            range of an edit already made (``hipLaunchKernelGGL`` punctuation) is left to it.
+        launch_syntax: ``"chevron"`` or ``"hip"`` (see :func:`hipport.analyze.analyze_file`).
+
+    Nothing is reported: the rewrite is exact (nvcc reads both spellings as the same tokens).
+    Spaced chevrons inside a ``#define`` body (opaque text to the grammar) are not rewritten.
+    """
+    source = ctx.source
+    if _SPACED.search(source) is None:
+        return
+    taken = [(edit.start, edit.end) for edit in ctx.result.edits] if launch_syntax == "hip" else []
+    for match in _SPACED.finditer(source):
+        start, end = match.span()
+        token = ctx.node_at(start, end)
+        if (token.start_byte, token.end_byte) != (start, end) or _launch_config(token) is None:
+            continue
+        if not _TOKEN_SHAPE[token.type].match(source, start, end):
+            continue
+        if any(lo < end and start < hi for lo, hi in taken):
+            continue  # already replaced by the hipLaunchKernelGGL rewrite
+        ctx.result.edits.append(Edit(start, end, _normalised(source[start:end], token.type)))
+        ctx.result.references_rewritten += 1
