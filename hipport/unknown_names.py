@@ -50,13 +50,13 @@ CUDA_NAME = re.compile(
     rb"|all_sync|uni_sync|ld(?:g|ca|cg|cs|lu|cv)(?![A-Za-z0-9])|st(?:wb|cg|cs|wt)(?![A-Za-z0-9])|nanosleep|trap"
     rb"|brkpt|prof_trigger|cvta_|dp[24]a|funnelshift|[a-z][a-z0-9_]*__(?![A-Za-z0-9_])))[A-Za-z0-9_]*")
 
-#: ``__word__`` keywords that are not CUDA's to port: GNU/Clang keywords and attributes, and the
-#: CUDA kernel-language keywords that HIP's headers define with CUDA's meaning
+#: ``__word__`` keywords that are not CUDA's to port: C++'s ``__func__``, GNU/Clang keywords and
+#: attributes, and the CUDA kernel-language keywords that HIP's headers define with CUDA's meaning
 #: (hip/amd_detail/host_defines.h in HIP 6.4.3: ``__global__``, ``__device__``, ``__host__``,
 #: ``__shared__``, ``__constant__``, ``__noinline__``, ``__forceinline__``; amd_hip_runtime.h:
 #: ``__launch_bounds__``, ``__align__``).
 HIP_KEYWORDS = frozenset({
-    "__attribute__", "__inline__", "__asm__", "__volatile__", "__restrict__", "__const__", "__signed__",
+    "__func__", "__attribute__", "__inline__", "__asm__", "__volatile__", "__restrict__", "__const__", "__signed__",
     "__typeof__", "__alignof__", "__extension__", "__label__", "__real__", "__imag__", "__complex__",
     "__builtin_va_list__", "__has_include__", "__thread__", "__unused__", "__aligned__", "__packed__",
     "__noreturn__", "__always_inline__", "__deprecated__", "__visibility__", "__format__", "__nonnull__",

@@ -107,6 +107,7 @@ MUST_NOT_FLAG = [
     "int g() { int a = 1; // hipport: ignore[HP2008]\n return cudaSuppressed(a); // hipport: ignore[HP2008]\n}",
     "template <typename cudaT> cudaT id(cudaT v) { return v; }",
     "#error cudaInAnErrorLine\n",
+    'void g() { printf("%s\\n", __func__); }',  # C++'s own __word__ (seen in NVIDIA's cuda-samples)
 ]
 
 
