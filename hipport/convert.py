@@ -246,8 +246,12 @@ def _migrate_build_files(build_files: list[PortedFile], gpu_cxx_sources: frozens
 
 
 def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: RuleSet | None = None,
-               progress: Callable[[int, int], None] | None = None) -> Report:
+               progress: Callable[[int, int], None] | None = None, *, cuda_names: TreeNames | None = None) -> Report:
     """Analyse the file or tree ``src`` as :func:`convert_tree` would, writing nothing.
+
+    Args:
+        cuda_names: gathers the unknown CUDA names (HP2008) of several calls, which the caller
+            reports once (:func:`check_paths`); None: this call reports them.
 
     Returns:
         The report (``output`` is None); suppressed findings are already left out.
@@ -261,10 +265,10 @@ def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: Rul
         raise ValueError(f"rules loaded for --target-libs={rules.target_libs}, options say {options.target_libs}")
     files = discover(src, None, list(options.exclude))
     report = _new_report(src, None, options, rules)
-    build_files, gpu_cxx, cuda_names = [], set(), TreeNames(rules)
+    build_files, gpu_cxx, names = [], set(), cuda_names or TreeNames(rules)
     for done, ported in enumerate(_port_all(files, options, rules, None), 1):
         report.files.append(ported.summary)
-        cuda_names.add(ported.summary, ported.cuda_names)
+        names.add(ported.summary, ported.cuda_names)
         if build_file_kind(ported.file.rel):
             build_files.append(ported)
         elif (ported.file.convert and ported.file.is_unit and ported.uses_hip
@@ -273,7 +277,8 @@ def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: Rul
         if progress:
             progress(done, len(files))
     _migrate_build_files(build_files, frozenset(gpu_cxx), options, rules, None)
-    cuda_names.report()  # unknown CUDA names the tree does not define (HP2008)
+    if cuda_names is None:
+        names.report()  # unknown CUDA names the tree does not define (HP2008)
     report.files.sort(key=lambda s: s.path)
     report.seconds = time.perf_counter() - started
     return report
@@ -282,7 +287,8 @@ def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: Rul
 def check_paths(paths: list[Path], options: ConvertOptions = ConvertOptions(), rules: RuleSet | None = None,
                 progress: Callable[[int, int], None] | None = None) -> Report:
     """:func:`check_tree` over several files or folders (as a pre-commit hook passes them); the
-    paths in the report are the given paths (joined with the file's path inside a folder).
+    paths in the report are the given paths (joined with the file's path inside a folder). A
+    CUDA-looking name that one of the paths declares is not reported in the others (HP2008).
 
     Raises:
         as check_tree.
@@ -294,8 +300,9 @@ def check_paths(paths: list[Path], options: ConvertOptions = ConvertOptions(), r
     if rules.target_libs != options.target_libs:
         raise ValueError(f"rules loaded for --target-libs={rules.target_libs}, options say {options.target_libs}")
     report = _new_report(Path("."), None, options, rules)
+    cuda_names = TreeNames(rules)
     for done, path in enumerate(paths, 1):
-        part = check_tree(path, options, rules)
+        part = check_tree(path, options, rules, cuda_names=cuda_names)
         for summary in part.files:
             shown = path.as_posix() if path.is_file() else (path / summary.path).as_posix()
             summary.findings = [replace(f, path=shown) for f in summary.findings]
@@ -303,6 +310,7 @@ def check_paths(paths: list[Path], options: ConvertOptions = ConvertOptions(), r
             report.files.append(summary)
         if progress:
             progress(done, len(paths))
+    cuda_names.report()  # after the paths were rewritten: the findings take their summary's path
     report.seconds = time.perf_counter() - started
     return report
 

@@ -257,7 +257,8 @@ class TreeNames:
         check = self._rules.check("unknown-cuda-name")
         added = 0
         for summary, names in self._files:
-            fresh = [replace(f, message=check.render(name=f.name, closest=closest_text(self._rules, f.name))[0])
+            fresh = [replace(f, path=summary.path,  # the summary's path: check_paths shows given paths
+                             message=check.render(name=f.name, closest=closest_text(self._rules, f.name))[0])
                      for f in names.uses if f.name not in self._defined]
             if fresh:
                 summary.findings = sorted(summary.findings + fresh, key=Finding.sort_key)

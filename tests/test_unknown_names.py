@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from helpers import CORPUS, FIXTURES
 from hipport.cli import main
-from hipport.convert import ConvertOptions, check_tree, convert_tree
+from hipport.convert import ConvertOptions, check_paths, check_tree, convert_tree
 from hipport.rules import default_rules
 from hipport.unknown_names import closest_names, known_names, looks_like_cuda
 
@@ -57,6 +57,18 @@ def test_names_the_tree_declares_elsewhere_are_reported_without_their_header() -
         (15, "cudaBuffers"), (16, "cuScalar"), (22, "cudaLaunchKernelEx"), (23, "CUDA_CHECK"),
         (24, "cudaReportFailure"), (29, "CU_MODE_FAST"), (30, "CU_MEM_ALLOCATION_COMP_GENERIC"),
     ]
+
+
+def test_check_paths_sees_the_declarations_of_every_path(monkeypatch) -> None:
+    """As a pre-commit hook passes files: a name declared in one of them is not reported in another."""
+    monkeypatch.chdir(PROJECT)
+    report = check_paths([Path("kernels.cu"), Path("common/check.h")], ConvertOptions(jobs=1))
+    assert [(f.path, f.line, f.name) for f in report.findings if f.rule_id == "HP2008"] == [
+        ("kernels.cu", 8, "__grid_constant__"), ("kernels.cu", 10, "atomicInc_system"),
+        ("kernels.cu", 13, "cudaPeekAtLastErrorTwice"), ("kernels.cu", 22, "cudaLaunchKernelEx"),
+        ("kernels.cu", 30, "CU_MEM_ALLOCATION_COMP_GENERIC")]
+    alone = check_paths([Path("kernels.cu")], ConvertOptions(jobs=1))
+    assert [f.name for f in alone.findings if f.rule_id == "HP2008"].count("CUDA_CHECK") == 1
 
 
 def test_convert_reports_them_too(tmp_path: Path) -> None:
