@@ -38,6 +38,7 @@ from .device_context import analyze_device_context, device_code
 from .register_keyword import analyze_register_keyword
 from .signatures import report_signatures
 from .overloads import analyze_overloads
+from .group_members import analyze_group_members
 from .warp import analyze_warps
 from .launch_spacing import LAUNCH_OPEN, analyze_launch_spacing
 
@@ -686,6 +687,7 @@ def analyze_file(
     analyze_collisions(ctx)
     analyze_cutil(ctx)
     analyze_overloads(ctx)
+    analyze_group_members(ctx)
     analyze_device_context(ctx)
     analyze_register_keyword(ctx, fix)
     if is_cuda_unit and not headers & RUNTIME_HEADERS:

@@ -140,6 +140,38 @@ class Family:
 
 
 @dataclass(frozen=True, slots=True)
+class GroupMember:
+    """A member function of a C++ class of a family (``members:`` of a mapping file) that HIP
+    spells otherwise or lacks, as ``num_threads`` of the cooperative groups (see
+    :mod:`hipport.group_members`).
+
+    Attributes:
+        cuda: the member's CUDA name (``num_threads``).
+        of: the classes it is a member of (``thread_block``, ``grid_group``...).
+        status: ``renamed`` (HIP has it as ``hip``, same meaning: rewritten), ``missing`` (HIP
+            lacks it: an error finding) or ``differs`` (HIP's member of that name means
+            something else: a warning finding).
+        hip: the HIP member name for ``renamed``, else "".
+        instead: what to write instead (``missing``, ``differs``), else "".
+        note: the facts and the header lines they were checked against.
+        family: the family id of the file; path, line: where the entry is defined.
+        const_instead: for ``renamed``, what to write on an object declared const, where the
+            HIP member is not a const member (reported as missing); "" when it is.
+    """
+
+    cuda: str
+    of: tuple[str, ...]
+    status: str
+    hip: str = ""
+    instead: str = ""
+    note: str = ""
+    family: str = ""
+    path: str = ""
+    line: int = 0
+    const_instead: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Check:
     """One entry of the check catalogue: a kind of finding with a stable id.
 
@@ -271,6 +303,8 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "vector-operator-ambiguous": frozenset({"name", "vector", "where", "result"}),
     "mapped-overload-collision": frozenset({"name", "params", "first", "types", "action"}),
     "cutil-api": frozenset({"name", "what"}),
+    "group-member-missing": frozenset({"name", "group", "note", "instead"}),
+    "group-member-differs": frozenset({"name", "group", "note", "instead"}),
     "unsupported-api": _MAPPING_FIELDS,
     "removed-api": _MAPPING_FIELDS,
     "deprecated-api": _MAPPING_FIELDS,
@@ -320,6 +354,7 @@ class RuleSet:
             edits use (``--target-libs``).
         repeats: entries for a name another family's file already defines to the same effect
             (kept out of the tables above; counted with their own family).
+        members: member-function name -> its :class:`GroupMember` entries (``members:``).
     """
 
     identifiers: dict[str, Mapping]
@@ -334,6 +369,7 @@ class RuleSet:
     namespaces: dict[str, Mapping] = field(default_factory=dict)
     calls: dict[str, tuple[CallRewrite, ...]] = field(default_factory=dict)
     repeats: tuple[Mapping, ...] = ()
+    members: dict[str, tuple[GroupMember, ...]] = field(default_factory=dict)
 
     def target(self, mapping: Mapping) -> tuple[str | None, str]:
         """(replacement or None, status) of ``mapping`` under this rule set's ``target_libs``."""
@@ -536,7 +572,23 @@ def _parse_rule_file(path: Path, raw: bytes) -> RuleFileContent:
         ))
     info = Family(family, data["title"], data["source"], roc_library, data.get("upstream", {}), str(path),
                   data.get("versions_of", "CUDA"), data.get("cpp_namespace", ""))
-    return RuleFileContent(mappings=mappings, family=info)
+    members = []
+    seen: dict[tuple[str, str], int] = {}
+    for index, entry in enumerate(data.get("members", ())):
+        line = _line_of(node, ["members", index]) or 0
+        renamed = entry["status"] == "renamed"
+        if renamed != ("hip" in entry) or renamed == ("instead" in entry) or (not renamed and "const_instead" in entry):
+            raise RuleError(path, line, f"member {entry['cuda']}: status renamed needs 'hip' (and no 'instead'); "
+                                        "missing and differs need 'instead' (and no 'hip' or 'const_instead')")
+        for group in entry["of"]:
+            if (entry["cuda"], group) in seen:
+                raise RuleError(path, line, f"member {group}::{entry['cuda']} is already listed at line "
+                                            f"{seen[entry['cuda'], group]}")
+            seen[entry["cuda"], group] = line
+        members.append(GroupMember(entry["cuda"], tuple(entry["of"]), entry["status"], entry.get("hip", ""),
+                                   entry.get("instead", ""), entry["note"], family, str(path), line,
+                                   entry.get("const_instead", "")))
+    return RuleFileContent(mappings=mappings, family=info, members=members)
 
 
 def _overload_fields(overloads: dict | None) -> dict[str, Any]:
@@ -579,6 +631,7 @@ def _from_cache(path: Path, cached: dict) -> RuleFileContent:
         [CallRewrite(c[0], c[1], c[2], tuple(c[3]), *c[4:7], path=where, line=c[7], differs=c[8], narrower=c[9],
                      positions=tuple(c[10]))
          for c in cached["calls"]],
+        [GroupMember(m[0], tuple(m[1]), *m[2:7], path=where, line=m[7], const_instead=m[8]) for m in cached["members"]],
     )
 
 
@@ -597,6 +650,8 @@ def _to_cache(content: RuleFileContent) -> dict:
         "calls": [[c.cuda, c.argument, c.wrap, list(c.unless), c.arguments, c.hip, c.note, c.line, c.differs, c.narrower,
                    list(c.positions)]
                   for c in content.calls],
+        "members": [[m.cuda, list(m.of), m.status, m.hip, m.instead, m.note, m.family, m.line, m.const_instead]
+                    for m in content.members],
     }
 
 
@@ -610,6 +665,7 @@ class RuleFileContent:
     constructs: list[Construct] = field(default_factory=list)
     family: Family | None = None
     calls: list[CallRewrite] = field(default_factory=list)
+    members: list[GroupMember] = field(default_factory=list)
 
 
 def load_rule_file(path: Path) -> RuleFileContent:
@@ -675,6 +731,7 @@ def load_rules(paths: Iterable[Path] | None = None, target_libs: str = "hip") ->
     namespaces: dict[str, Mapping] = {}
     calls: dict[str, list[CallRewrite]] = {}
     repeats: list[Mapping] = []
+    members: dict[str, list[GroupMember]] = {}
     if target_libs not in TARGET_LIBS:
         raise ValueError(f"target_libs must be one of {', '.join(TARGET_LIBS)}, not {target_libs!r}")
     for path in files:
@@ -693,6 +750,8 @@ def load_rules(paths: Iterable[Path] | None = None, target_libs: str = "hip") ->
             constructs[key] = construct
         for call in content.calls:
             calls.setdefault(call.cuda, []).append(call)
+        for member in content.members:
+            members.setdefault(member.cuda, []).append(member)
         for mapping in mappings:
             table = headers if mapping.kind == "header" else namespaces if mapping.kind == "namespace" else identifiers
             previous = table.get(mapping.cuda)
@@ -723,7 +782,8 @@ def load_rules(paths: Iterable[Path] | None = None, target_libs: str = "hip") ->
                 raise RuleError(Path(construct.path), construct.line,
                                 f"{construct.name!r} names the check {construct.check!r}, which rules/checks.yaml lacks")
     return RuleSet(identifiers, headers, checks, checks_by_name, files, tuple(ptx), constructs, families, target_libs,
-                   namespaces, {name: tuple(entries) for name, entries in calls.items()}, tuple(repeats))
+                   namespaces, {name: tuple(entries) for name, entries in calls.items()}, tuple(repeats),
+                   {name: tuple(entries) for name, entries in members.items()})
 
 
 def _same_effect(first: Mapping, second: Mapping) -> bool:
