@@ -252,12 +252,15 @@ def test_the_users_files_are_not_modified(host_compiler, cache_dir, tmp_path):
 # The corpus: every program at both widths prints what it printed on the H200.
 
 _TIMING = re.compile(r"^kernel_median_ms |\d ms\b|^\[\w+\] device \"")
+# stream_events prints the largest difference between the device's sinf/sqrtf and the host's:
+# 4.768e-07 on the H200, 0 in the emulator (the host computes both); the line is compared without it.
+_DEVICE_MATH_ERROR = re.compile(r"max abs error [-+.e0-9]+")
 
 
 def _comparable(lines: list[str]) -> list[str]:
     """Output lines less the timings and the line describing the device (its name, SM count and
-    the grid sized from them: shared_reduce)."""
-    return [line for line in lines if not _TIMING.search(line)]
+    the grid sized from them: shared_reduce), with the device-math error of stream_events masked."""
+    return [_DEVICE_MATH_ERROR.sub("max abs error <device sinf>", line) for line in lines if not _TIMING.search(line)]
 
 
 def _h200_lines(name: str) -> list[str]:
@@ -292,16 +295,28 @@ _WAVE64_KNOWN_WRONG = {
 }
 
 
+# Programs whose 110 timed launches of wavefront-operation-heavy kernels take minutes here (every
+# lane switches fibers at every operation); measured on an idle 16-core host (g++-12, one core
+# each): cooperative_reduce 72 s (wave 32) and 73 s (wave 64), warp_shuffle_scan 459 s (wave 32).
+# They run when HIPPORT_EMULATOR_SLOW=1 is set.
+_SLOW = {"cooperative_reduce", "warp_shuffle_scan"}
+
+
 @pytest.mark.parametrize("wave", [64, 32], ids=["wave64", "wave32"])
 @pytest.mark.parametrize("name", SINGLE + PROJECTS)
 def test_corpus_program_passes_with_the_h200_output(name, wave, ported, host_compiler, cache_dir, request):
-    if wave == 64 and name in _WAVE64_KNOWN_WRONG:
+    known_wrong = wave == 64 and name in _WAVE64_KNOWN_WRONG
+    if known_wrong:  # stops at its first kernel: fast
         request.applymarker(pytest.mark.xfail(reason=_WAVE64_KNOWN_WRONG[name], strict=True))
+    elif name in _SLOW and not os.environ.get("HIPPORT_EMULATOR_SLOW"):
+        pytest.skip(f"{name} takes minutes in the emulator; set HIPPORT_EMULATOR_SLOW=1 to run it")
     result = _run(ported(name), wave, cache_dir)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert lines[-1] == "Test PASSED"
     assert _comparable(lines) == _comparable(_h200_lines(name))
+    if name == "stream_events":
+        assert "max abs error 0.000e+00 " in result.stdout
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))

@@ -5,7 +5,7 @@ static ``__shared__`` variable must exist once per block, not once per program. 
 rewrites, with hipport's tree-sitter parse (:mod:`hipport.parse`), only the bytes concerned:
 
 - a kernel launch becomes ``::hipemu::launch(::hipemu::LaunchConfig(grid, block, shmem, stream),
-  [](auto... hipemu_a) { kernel(hipemu_a...); }, args)`` (arguments evaluated once, passed by
+  [&](auto... hipemu_a) { kernel(hipemu_a...); }, args)`` (arguments evaluated once, passed by
   value as a launch passes them; the generic lambda lets a kernel template deduce its arguments);
 - ``__shared__ T name[N];`` inside a function becomes ``auto& name =
   ::hipemu::shared_var<T [N]>(tag);``, a reference into storage of the running block (``tag`` is
@@ -181,7 +181,7 @@ class _Rewriter:
         args = self.text(arguments)[1:-1]
         kernel = self.text(function)
         text = (b"::hipemu::launch(::hipemu::LaunchConfig(" + b", ".join(parts) + b"), "
-                b"[](auto... hipemu_a) { " + kernel + b"(hipemu_a...); }" + (b", " + args if args.strip() else b"")
+                b"[&](auto... hipemu_a) { " + kernel + b"(hipemu_a...); }" + (b", " + args if args.strip() else b"")
                 + b")")
         self.edits.append(Edit(node.start_byte, node.end_byte, text))
 

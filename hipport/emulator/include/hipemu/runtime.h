@@ -90,7 +90,7 @@ struct LaunchConfig {
 };
 
 // kernel<<<grid, block, shmem, stream>>>(args...) after the source transform:
-// launch(LaunchConfig(grid, block, shmem, stream), [](auto... a) { kernel(a...); }, args...)
+// launch(LaunchConfig(grid, block, shmem, stream), [&](auto... a) { kernel(a...); }, args...)
 template <class Kernel, class... Args>
 void launch(LaunchConfig config, Kernel kernel, Args... args) {
     auto body = [&]() { kernel(args...); };
@@ -123,7 +123,7 @@ hipError_t launch_packed_kernel(void (*kernel)(P...), dim3 grid, dim3 block, voi
 #define HIP_KERNEL_NAME(...) __VA_ARGS__
 #define hipLaunchKernelGGL(KERNEL, GRID, BLOCK, SHMEM, STREAM, ...) \
     ::hipemu::launch(::hipemu::LaunchConfig(GRID, BLOCK, SHMEM, STREAM), \
-                     [](auto... hipemu_a) { KERNEL(hipemu_a...); } __VA_OPT__(,) __VA_ARGS__)
+                     [&](auto... hipemu_a) { KERNEL(hipemu_a...); } __VA_OPT__(,) __VA_ARGS__)
 
 // ---- errors ----
 inline hipError_t hipGetLastError() { hipError_t e = ::hipemu::last_error(); ::hipemu::last_error() = hipSuccess; return e; }
