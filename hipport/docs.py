@@ -83,9 +83,13 @@ def mapping_pages(rules: RuleSet) -> dict[str, str]:
                      _versions(m, "cuda"), _versions(m, "hip"), *([_versions(m, "roc")] if roc else [])]
             section = "Headers" if m.kind == "header" else (m.section or "Other")
             sections.setdefault(section, []).append([c.replace("|", "\\|") for c in cells])
+        members = [[", ".join(member.of), _code(member.cuda), _code(member.hip or None), member.status,
+                    member.instead or (f"on a const object: {member.const_instead}" if member.const_instead else ""),
+                    member.note]
+                   for entries in rules.members.values() for member in entries if member.family == family.id]
         pages[f"{family.id}.md"] = env.get_template("mappings.md.j2").render(
             family=family, file_name=Path(family.path).name, count=counts[family.id], columns=columns,
-            sections=list(sections.items()))
+            sections=list(sections.items()), members=[[c.replace("|", "\\|") for c in row] for row in members])
     pages["README.md"] = env.get_template("mappings-index.md.j2").render(
         families=families, counts_table=counts_markdown(list(counts.values())))
     return pages
