@@ -181,3 +181,34 @@ def test_missing_port_fails_only_where_reported(toolchain, ported: Path, tmp_pat
     error_lines = {int(line) - 1 for line in re.findall(r"missing\.hip:(\d+):\d+: error:", failure.value.stderr)}
     reported = {int(f.split(":")[1]) for f in MISSING if " HP2020 " in f}
     assert error_lines == reported == {5, 9, 10, 12, 13, 18}
+
+
+# ------------------------------------------------------------------ rule data
+def test_members_survive_the_rule_cache(tmp_path: Path, monkeypatch) -> None:
+    from hipport.rules import load_rule_file
+    path = Path(default_rules().families["cooperative_groups"].path)
+    monkeypatch.setenv("HIPPORT_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("HIPPORT_NO_CACHE", raising=False)
+    fresh = load_rule_file(path)
+    assert list(tmp_path.glob("rules-*.json"))
+    cached = load_rule_file(path)
+    assert cached.members == fresh.members
+    assert [(m.cuda, m.status) for m in fresh.members][:2] == [("num_threads", "renamed"), ("dim_threads", "renamed")]
+    assert fresh.members[1].const_instead.startswith("blockDim")
+
+
+@pytest.mark.parametrize("entry, message", [
+    ("{cuda: num_threads, of: [thread_block], status: renamed, note: x}",
+     "x.yaml:6: member num_threads: status renamed needs 'hip' (and no 'instead'); missing and differs need "
+     "'instead' (and no 'hip' or 'const_instead')"),
+    ("{cuda: num_threads, of: [warp_group], status: missing, instead: y, note: x}",
+     "x.yaml:6: members/0/of/0: 'warp_group' must be one of"),
+])
+def test_bad_member_entries_are_refused_with_their_line(tmp_path: Path, monkeypatch, entry: str, message: str) -> None:
+    from hipport.rules import RuleError, load_rule_file
+    monkeypatch.setenv("HIPPORT_NO_CACHE", "1")
+    bad = tmp_path / "x.yaml"
+    bad.write_text(f"family: x\ntitle: X\nsource: s\nmappings: []\nmembers:\n  - {entry}\n")
+    with pytest.raises(RuleError) as error:
+        load_rule_file(bad)
+    assert str(error.value).replace(str(tmp_path) + "/", "").startswith(message)
