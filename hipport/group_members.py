@@ -12,8 +12,8 @@ A call ``obj.member(...)`` or ``obj->member(...)`` is handled when ``obj`` is a 
 group, read from the code around it:
 
 - ``obj`` is a call that makes a group (``cg::this_grid().block_rank()``);
-- or the last declaration of ``obj`` before the call, in the enclosing function (its
-  parameters included), declares a group: a type ``thread_block``, ``thread_group``,
+- or the last declaration of ``obj`` before the call whose scope (block, loop, lambda) holds
+  the call, in the enclosing function (its parameters and lambdas included), declares a group: a type ``thread_block``, ``thread_group``,
   ``grid_group``, ``multi_grid_group``, ``thread_block_tile<...>``, ``coalesced_group`` or
   ``cluster_group`` qualified by ``cooperative_groups::`` or an alias of it (``namespace cg =
   cooperative_groups;``), or unqualified where the file has ``using namespace`` of it; or
@@ -79,8 +79,21 @@ def _group_of_maker(match: re.Match) -> str:
     return _MAKERS[maker]
 
 
+_SCOPES = frozenset({"compound_statement", "for_statement", "for_range_loop", "function_definition",
+                     "lambda_expression", "catch_clause"})
+
+
 def _enclosing_function(node: "tree_sitter.Node") -> "tree_sitter.Node | None":
-    while node is not None and node.type not in ("function_definition", "lambda_expression"):
+    """The function definition around ``node`` (through any lambdas, whose bodies see its names)."""
+    while node is not None and node.type != "function_definition":
+        node = node.parent
+    return node
+
+
+def _scope_of(ctx: "_FileContext", start: int) -> "tree_sitter.Node | None":
+    """The innermost block, loop, lambda or function whose scope a declaration at byte ``start`` is in."""
+    node = ctx.node_at(start, start + 1)
+    while node is not None and node.type not in _SCOPES:
         node = node.parent
     return node
 
@@ -114,9 +127,11 @@ def _declared_group(ctx: "_FileContext", scopes: _Scopes, name: bytes,
                 source, max(lo, match.start() - 16), match.start()) is not None
             groups[match.start("name")] = (_group_of_maker(maker), const)
     declared = [*groups, *_tree_declarations(ctx, function, name, hi)]
-    if not declared:
-        return None
-    return groups.get(max(declared))
+    for start in sorted(declared, reverse=True):  # the nearest declaration whose scope holds the call
+        scope = _scope_of(ctx, start)
+        if scope is not None and scope.start_byte <= call.start_byte and call.end_byte <= scope.end_byte:
+            return groups.get(start)
+    return None
 
 
 def _tree_declarations(ctx: "_FileContext", function: "tree_sitter.Node", name: bytes, before: int) -> list[int]:

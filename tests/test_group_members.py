@@ -133,6 +133,12 @@ UNTOUCHED = [
     "struct Pool { int num_threads() const; };\n"
     "__device__ int c() { cg::thread_block g = cg::this_thread_block(); g.sync();\n"
     "  for (Pool g : pools()) return g.num_threads(); return 0; }\n",
+    # a group declared in a block that ended before the call, and a lambda parameter of another type
+    "namespace cg = cooperative_groups;\n"
+    "struct Pool { int num_threads() const; };\n"
+    "__device__ int h() { Pool g; { auto g = cg::this_grid(); g.sync(); } return g.num_threads(); }\n"
+    "__device__ int i() { auto g = cg::this_thread_block(); g.sync();\n"
+    "  auto l = [&](Pool g) { return g.num_threads(); }; return l(Pool{}); }\n",
     # an unqualified thread_block with no using namespace cooperative_groups: the project's type
     "struct thread_block { int num_threads() const; };\n"
     "__device__ int d(thread_block& t) { return t.num_threads(); }\n",
@@ -158,6 +164,16 @@ def test_alias_auto_and_direct_calls() -> None:
     ported, findings = _port_text(source)
     assert ported == source.replace("tile.num_threads() + (grid).num_threads()", "tile.size() + (grid).size()")
     assert findings == ["5:54 HP2020"]
+
+
+def test_a_lambda_sees_the_group_of_its_function() -> None:
+    source = ("namespace cg = cooperative_groups;\n"
+              "__device__ unsigned f() {\n"
+              "  cg::thread_block block = cg::this_thread_block();\n"
+              "  auto width = [&]() { return block.num_threads(); };\n"
+              "  return width();\n"
+              "}\n")
+    assert _port_text(source) == (source.replace("block.num_threads()", "block.size()"), [])
 
 
 # ------------------------------------------------------------------ compiled
