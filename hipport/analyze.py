@@ -41,6 +41,9 @@ from .overloads import analyze_overloads
 from .group_members import analyze_group_members
 from .warp import analyze_warps
 from .launch_spacing import LAUNCH_OPEN, analyze_launch_spacing
+from .macro_asm import analyze_macro_asm
+from .vector_macros import analyze_vector_macros
+from .interop_include import analyze_interop_includes
 
 HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
 #: Headers whose inclusion makes the HIP runtime (and the kernel language) available.
@@ -675,11 +678,13 @@ def analyze_file(
     ctx = _FileContext(path, source, tree, rules)
     _rewrite_identifiers(ctx)
     headers = _rewrite_includes(ctx, resolve_header) if b"include" in source else set()
+    analyze_vector_macros(ctx, resolve_header)
     if b"<<" in source and _LAUNCH.search(source):
         _rewrite_launches(ctx, launch_syntax)
         analyze_launch_spacing(ctx, launch_syntax)
     if b"asm" in source:
         _report_inline_asm(ctx)
+        analyze_macro_asm(ctx)
     if b"main" in source:
         _find_main(ctx)
     analyze_warps(ctx, fix)
@@ -693,6 +698,7 @@ def analyze_file(
     if is_cuda_unit and not headers & RUNTIME_HEADERS:
         _insert_runtime_include(ctx)
         ctx.result.uses_cuda = True
+    analyze_interop_includes(ctx)
     if tree.root_node.has_error:
         regions = error_regions(tree)
         ctx.result.parse_error_regions = len(regions)

@@ -52,9 +52,6 @@ GROUPS: dict[str, tuple[Path, dict]] = {
 #: Units that fail for a known hipport gap: (group, OUT unit) -> the gap. Strict xfails: when the
 #: gap is closed the test passes, fails as XPASS, and the entry must go.
 GAPS: dict[tuple[str, str], str] = {
-    ("no_silent_failure", "macro/main.hip"):
-        "HP1001 does not look into #define bodies: inline PTX written in a macro is ported silently "
-        "and clang's AMDGPU assembler rejects it where the macro is used",
 }
 
 #: CUDA (and CUDA library) headers: a .cpp/.cc source that includes one, directly or through the
@@ -153,11 +150,10 @@ def test_fixture_programs_exact_results(fixture_results):
     assert unexplained["status"] == "original-fails"
     assert unexplained["baseline_error"] == 'unexplained/main.cu(7): error: identifier "scale_factor" is undefined'
     assert [p["program"] for p in fixture_results["programs"]] == ["explained", "macro", "unexplained"]
-    assert [p["only_hip_features"] for p in fixture_results["programs"]] == [False, True, True]
+    assert [p["only_hip_features"] for p in fixture_results["programs"]] == [False, False, True]
     assert fixture_results["programs"][0]["missing_feature_findings"] == ["HP1001 explained/main.cu:7"]
 
 
-@pytest.mark.xfail(strict=True, reason=GAPS[("no_silent_failure", "macro/main.hip")])
 def test_inline_ptx_in_a_macro_is_explained(fixture_results):
     unit = next(u for p in fixture_results["programs"] for u in p["units"] if u["unit"] == "macro/main.hip")
     assert unit["status"] == "explained", _describe(unit)

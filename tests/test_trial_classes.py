@@ -6,6 +6,16 @@ compile. Fixtures in tests/fixtures/trial_classes/ are written for these tests.
 1. ``launch_spacing``: kernel launches written ``k << < g, b >> > (args)`` (nvcc accepts the blanks,
    clang rejects them): the chevrons become ``<<<``/``>>>`` in both launch-syntax modes, shifts,
    comparisons and template argument lists stay byte for byte (hipport/launch_spacing.py).
+2. ``macro_asm``: inline PTX in a ``#define`` body, ported silently before, is reported (HP1001/
+   HP1003) at the asm keyword's line inside the macro with the PTX inventory of an asm block in
+   code (hipport/macro_asm.py); clang's errors at the macro's uses carry it through their
+   "expanded from macro" notes.
+3. ``vector_macro``: host code that ``#define``s a HIP vector-type name (``uint4``, ``int2``) and
+   then includes a ``.cu`` file the port gives ``#include <hip/hip_runtime.h>``: HP1215 on that
+   include line, on the include chain of every error inside HIP's headers (hipport/vector_macros.py).
+4. ``gl_interop``: ``cuda_gl_interop.h`` included before the runtime header: HIP's
+   ``hip/hip_gl_interop.h`` is not self-contained (``hipError_t`` undeclared), so the port writes
+   ``#include <hip/hip_runtime.h>`` on the line before it (hipport/interop_include.py).
 """
 
 from __future__ import annotations
@@ -17,8 +27,8 @@ from pathlib import Path
 import pytest
 
 from helpers import FIXTURES, REPO
-from hipport.analyze import analyze_file
-from hipport.convert import ConvertOptions, convert_tree
+from hipport.analyze import AsmBlock, analyze_file
+from hipport.convert import ConvertOptions, check_tree, convert_tree
 from hipport.edits import apply_edits
 from hipport.parse import new_parser
 from hipport.rules import default_rules
@@ -126,3 +136,144 @@ def test_spaced_launch_fails_in_clang_without_the_rewrite(tmp_path: Path, toolch
     errors = _compile_errors(toolchain, LAUNCH, out, "spaced.hip", tmp_path)
     assert errors is not None
     assert [(d.line, d.message) for d in nsf.parse_diagnostics(errors)][:1] == [(19, "expected expression")]
+
+
+# --------------------------------------------------------------------------- 2. asm in a macro body
+MACRO_ASM = CLASSES / "macro_asm"
+
+
+def test_asm_in_macro_bodies_is_reported_at_its_line() -> None:
+    report = check_tree(MACRO_ASM, ConvertOptions(jobs=1))
+    found = [(f.path, f.line, f.column, f.rule_id, f.message, f.fix) for f in report.findings]
+    assert found == [
+        ("clock.cu", 5, 18, "HP1001",
+         "inline PTX assembly (asm volatile in macro STAMP) cannot run on AMD GPUs: mov.u32",
+         "Write instead: %clock -> clock() (or keep the asm behind #ifdef __HIP_PLATFORM_NVIDIA__)"),
+        ("clock.cu", 9, 5, "HP1001",
+         "inline PTX assembly (__asm__ in macro LANE_OF) cannot run on AMD GPUs: mov.u32",
+         "Write instead: %laneid -> __lane_id() (or keep the asm behind #ifdef __HIP_PLATFORM_NVIDIA__)"),
+    ]
+
+
+def test_asm_in_macro_bodies_is_in_the_asm_inventory() -> None:
+    source = (MACRO_ASM / "clock.cu").read_bytes()
+    result = analyze_file("clock.cu", source, new_parser().parse(source), default_rules(), is_cuda_unit=True)
+    assert result.inline_asm == [
+        AsmBlock(5, 18, "asm volatile in macro STAMP", [("mov.u32", "%0, %%clock")], ["=r"]),
+        AsmBlock(9, 5, "__asm__ in macro LANE_OF", [("mov.u32", "%0, %%laneid")], ["=r"]),
+    ]
+
+
+def test_manual_ptx_in_a_macro_is_hp1003() -> None:
+    source = (b"#define FENCE() \\\n"
+              b"  asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\")\n"
+              b"// #define NOT_CODE asm(\"trap;\")\n"
+              b"#error asm is not reported in an #error line\n")
+    result = analyze_file("f.cu", source, new_parser().parse(source), default_rules(), is_cuda_unit=False)
+    assert [(f.line, f.column, f.rule_id, f.message) for f in result.findings] == [
+        (2, 3, "HP1003", "inline PTX assembly (asm volatile in macro FENCE) needs a human: wgmma.fence.sync.aligned"),
+    ]
+
+
+def test_asm_macro_compile_error_carries_the_finding(tmp_path: Path, toolchain) -> None:
+    """clang's errors for the port ("invalid instruction" at each use, noted "expanded from
+    macro" at the #define) are each explained by the finding on a line of their chain, for
+    gfx90a and gfx1100."""
+    out = _port(MACRO_ASM, tmp_path / "out")
+    errors = _compile_errors(toolchain, MACRO_ASM, out, "clock.hip", tmp_path)
+    assert errors is not None
+    status, results, first = nsf.classify(errors, nsf.Report(MACRO_ASM, out), "clock.hip")
+    assert status == "explained" and first is None
+    assert sorted({(e.line, e.message, tuple(e.explained_by)) for e in results}) == [
+        (17, "invalid instruction", ("HP1001 clock.cu:5",)),
+        (18, "invalid instruction", ("HP1001 clock.cu:9",)),
+    ]
+
+
+# --------------------------------------------------------------------------- 3. vector-type macros
+VECTOR_MACRO = CLASSES / "vector_macro"
+
+
+def test_vector_type_macros_before_the_hip_runtime_are_reported() -> None:
+    report = check_tree(VECTOR_MACRO, ConvertOptions(jobs=1))
+    found = [(f.path, f.line, f.column, f.rule_id, f.message, f.fix) for f in report.findings]
+    assert found == [
+        ("lookup.cpp", 8, 10, "HP1215",
+         "#include \"table.cu\" brings HIP's headers (the ported file includes <hip/hip_runtime.h>) after macros "
+         "named like HIP vector types: uint4 (line 2), int2 (line 3); HIP's declarations of those types no longer compile",
+         "Rename the macros (and their uses), #undef them before this include, or include <hip/hip_runtime.h> "
+         "before they are defined"),
+    ]  # float4 is #undef-ed before the include; later.cpp defines short2 after HIP's headers
+
+
+@pytest.mark.parametrize("source, expected", [
+    (b"#define float2 pair\n#include <cuda_runtime.h>\n", [(2, "HP1215")]),
+    (b"#define float2 pair\n#include <hip/hip_runtime.h>\n", [(2, "HP1215")]),
+    (b"#define float2 pair\n#include <stdio.h>\n", []),
+    (b"// #define float2 pair\n#include <cuda_runtime.h>\n", []),
+    (b"#define float2x pair\n#include <cuda_runtime.h>\n", []),
+])
+def test_vector_type_macro_cases(source: bytes, expected) -> None:
+    result = analyze_file("h.cpp", source, new_parser().parse(source), default_rules(), is_cuda_unit=False)
+    assert [(f.line, f.rule_id) for f in result.findings] == expected
+
+
+def test_vector_type_macro_compile_errors_carry_the_finding(tmp_path: Path, toolchain) -> None:
+    """The port of lookup.cpp, compiled as HIP for gfx90a and gfx1100, fails inside HIP's headers
+    (typedef redefinitions of uint4 and int2, and the errors that follow); every one of them has
+    the HP1215 finding on its include chain."""
+    out = _port(VECTOR_MACRO, tmp_path / "out")
+    errors = _compile_errors(toolchain, VECTOR_MACRO, out, "lookup.cpp", tmp_path)
+    assert errors is not None
+    report = nsf.Report(VECTOR_MACRO, out)
+    diagnostics = nsf.parse_diagnostics(errors)
+    assert "typedef redefinition with different types ('HIP_vector_type<unsigned int, 4>' vs '__uint32_t' " \
+           "(aka 'unsigned int'))" in [d.message for d in diagnostics]
+    for d in diagnostics:
+        found = [f"{f['rule_id']} {f['path']}:{f['line']}" for f in nsf.explain(d, report)]
+        if any(report.rel_out(site.file) for site in d.chain):
+            assert found == ["HP1215 lookup.cpp:8"], d
+        else:
+            # clang prints no include stack for an error under the same stack as the one before
+            # it (the device-side repeat): no_silent_failure.py's matcher does not carry the
+            # previous stack over yet, so such an error shows no site of the tree at all
+            assert d.file is not None and report.rel_out(d.file) is None, d
+    # later.cpp (its macro after HIP's headers) compiles
+    assert _compile_errors(toolchain, VECTOR_MACRO, out, "later.cpp", tmp_path) is None
+
+
+# --------------------------------------------------------------------------- 4. GL interop header first
+GL_INTEROP = CLASSES / "gl_interop"
+
+
+def test_runtime_include_goes_before_the_gl_interop_header(tmp_path: Path) -> None:
+    out = _port(GL_INTEROP, tmp_path / "out")
+    ported = (out / "viewer.cpp").read_bytes().split(b"\n")
+    assert ported[:6] == [
+        b"// Registers an OpenGL buffer with the runtime; the interop header comes before the runtime one.",
+        b"#include <GL/gl.h>",
+        b"#include <hip/hip_runtime.h>",
+        b"#include <hip/hip_gl_interop.h>",
+        b"#include <hip/hip_runtime.h>",
+        b"#include <cstdio>",
+    ]
+    assert check_tree(GL_INTEROP, ConvertOptions(jobs=1)).findings == []
+
+
+@pytest.mark.parametrize("source", [
+    b"#include <cuda_runtime.h>\n#include <cuda_gl_interop.h>\n",
+    b"#include <hip/hip_runtime_api.h>\n#include <cuda_gl_interop.h>\n",
+    b"// #include <cuda_gl_interop.h>\n#include <cstdio>\n",
+])
+def test_no_runtime_include_where_one_comes_first(source: bytes) -> None:
+    assert _port_text(source, path="v.cpp").count(b"hip/hip_runtime.h") == source.count(b"cuda_runtime.h")
+
+
+def test_gl_interop_port_compiles_for_amd(tmp_path: Path, toolchain) -> None:
+    out = _port(GL_INTEROP, tmp_path / "out")
+    assert _compile_errors(toolchain, GL_INTEROP, out, "viewer.cpp", tmp_path) is None
+    # without the added line, HIP 6.4's interop header fails as cuda-samples' imageDenoisingGL did
+    ported = (out / "viewer.cpp").read_bytes()
+    (out / "viewer.cpp").write_bytes(ported.replace(b"#include <hip/hip_runtime.h>\n#include <hip/hip_gl", b"#include <hip/hip_gl", 1))
+    errors = _compile_errors(toolchain, GL_INTEROP, out, "viewer.cpp", tmp_path)
+    assert errors is not None and "unknown type name 'hipError_t'" in [d.message for d in nsf.parse_diagnostics(errors)]
