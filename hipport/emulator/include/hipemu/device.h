@@ -75,6 +75,7 @@ struct Group {
     std::vector<Thread> threads;
     std::vector<Block> blocks;
     std::vector<Fiber*> ready;
+    long long waits = 0;
 };
 
 inline Thread* g_thread = nullptr;
@@ -87,28 +88,60 @@ inline Thread& self() {
     return *g_thread;
 }
 
-inline void fiber_main() {
-    for (;;) {
-        Fiber* f = g_fiber;
-        while (f->next < f->end) {
-            int t = f->next++;
-            f->current = t;
-            Thread& thread = g_group->threads[t];
-            thread.fiber = f;
-            g_thread = &thread;
-            g_group->invoke(g_group->closure);
-            thread.state = kDone;
-        }
-        f->current = -1;
-        f->finished = true;
-        fiber_yield();  // resumed again with a new range
+// A fiber (from the pool) that will run threads [next, end) of the current group.
+inline Fiber* new_fiber(int next, int end) {
+    Fiber* f;
+    if (!g_fiber_pool.empty()) { f = g_fiber_pool.back(); g_fiber_pool.pop_back(); }
+    else f = new Fiber;
+    fiber_start(*f);
+    f->next = next; f->end = end; f->finished = false; f->current = -1;
+    return f;
+}
+
+// Leave the running fiber for the next ready one (directly: one switch), or for the scheduler
+// when none is ready (it then completes wavefront operations and barriers).
+inline void switch_away() {
+    Fiber* self = g_fiber;
+    Group& g = *g_group;
+    if (!g.ready.empty()) {
+        Fiber* next = g.ready.back();
+        g.ready.pop_back();
+        g_thread = next->current >= 0 ? &g.threads[next->current] : nullptr;
+        fiber_switch(*self, *next);
+    } else {
+        fiber_yield();
     }
 }
 
-// The calling GPU thread waits (state already set) until the scheduler releases it.
+inline void fiber_main() {
+    Fiber* f = g_fiber;
+    while (f->next < f->end) {
+        int t = f->next++;
+        f->current = t;
+        Thread& thread = g_group->threads[t];
+        thread.fiber = f;
+        g_thread = &thread;
+        g_group->invoke(g_group->closure);
+        thread.state = kDone;
+    }
+    f->current = -1;
+    f->finished = true;
+    g_fiber_pool.push_back(f);  // its stack is free once it has switched away
+    switch_away();
+    fatal("a finished fiber was resumed");
+}
+
+// The calling GPU thread waits (state already set) until it is released.
 inline void wait_here() {
     Thread& t = *g_thread;
-    fiber_yield();
+    Fiber* f = g_fiber;
+    Group& g = *g_group;
+    ++g.waits;
+    if (f->next < f->end) {  // the rest of this fiber's range moves on without this thread
+        g.ready.push_back(new_fiber(f->next, f->end));
+        f->end = f->next;
+    }
+    switch_away();
     g_thread = &t;
 }
 
@@ -210,31 +243,18 @@ inline void run_group(Group& g) {
     const int n = int(g.threads.size());
     std::vector<Fiber*>& ready = g.ready;
     ready.clear();
-    auto take_fiber = [&](int next, int end) {
-        Fiber* f;
-        if (!g_fiber_pool.empty()) { f = g_fiber_pool.back(); g_fiber_pool.pop_back(); }
-        else f = new Fiber;
-        fiber_start(*f);
-        f->next = next; f->end = end; f->finished = false; f->current = -1;
-        return f;
-    };
-    ready.push_back(take_fiber(0, n));
-    bool waited = false;
+    g.waits = 0;
+    ready.push_back(new_fiber(0, n));
     for (;;) {
-        while (!ready.empty()) {
+        if (!ready.empty()) {  // the fibers pass control among themselves until none is ready
             Fiber* f = ready.back();
             ready.pop_back();
-            if (f->current >= 0) g_thread = &g.threads[f->current];
+            g_thread = f->current >= 0 ? &g.threads[f->current] : nullptr;
             fiber_resume(*f);
             g_thread = nullptr;
-            if (f->finished) { g_fiber_pool.push_back(f); continue; }
-            waited = true;
-            if (f->next < f->end) {  // it waits at thread `current`: the rest of its range moves on
-                ready.push_back(take_fiber(f->next, f->end));
-                f->end = f->next;
-            }
+            continue;
         }
-        if (!waited) return;  // no thread waited: all have exited
+        if (!g.waits) return;  // no thread waited: all have exited
         // Every thread has exited or waits. Wavefront operations first.
         bool progress = false;
         for (const Block& b : g.blocks)
