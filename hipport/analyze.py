@@ -646,7 +646,8 @@ def _insert_runtime_include(ctx: _FileContext) -> None:
     offset = _implicit_include_offset(ctx)
     newline = b"\r\n" if b"\r\n" in ctx.source else b"\n"
     prefix = b"" if offset == 0 or ctx.source[offset - 1:offset] == b"\n" else newline
-    ctx.result.edits.append(Edit(offset, offset, prefix + b"#include <hip/hip_runtime.h>" + newline))
+    # first of the insertions at this offset: a guard written there (HP2005) tests __HIP_PLATFORM_AMD__
+    ctx.result.edits.insert(0, Edit(offset, offset, prefix + b"#include <hip/hip_runtime.h>" + newline))
 
 
 def analyze_file(

@@ -16,6 +16,10 @@ compile. Fixtures in tests/fixtures/trial_classes/ are written for these tests.
 4. ``gl_interop``: ``cuda_gl_interop.h`` included before the runtime header: HIP's
    ``hip/hip_gl_interop.h`` is not self-contained (``hipError_t`` undeclared), so the port writes
    ``#include <hip/hip_runtime.h>`` on the line before it (hipport/interop_include.py).
+5. ``first_line_operator``: a ``.cu`` whose first line defines an operator HIP's vector types
+   already have (HP2005 guards it with ``#if !defined(__HIP_PLATFORM_AMD__)``): the implicit
+   runtime include went after that guard, which then tested a macro not yet defined and kept the
+   ambiguous operator on AMD; it now goes first.
 """
 
 from __future__ import annotations
@@ -277,3 +281,19 @@ def test_gl_interop_port_compiles_for_amd(tmp_path: Path, toolchain) -> None:
     (out / "viewer.cpp").write_bytes(ported.replace(b"#include <hip/hip_runtime.h>\n#include <hip/hip_gl", b"#include <hip/hip_gl", 1))
     errors = _compile_errors(toolchain, GL_INTEROP, out, "viewer.cpp", tmp_path)
     assert errors is not None and "unknown type name 'hipError_t'" in [d.message for d in nsf.parse_diagnostics(errors)]
+
+
+# --------------------------------------------------------------------------- 5. guard on the first line
+FIRST_LINE = CLASSES / "first_line_operator"
+
+
+def test_runtime_include_precedes_a_guard_on_the_first_line(tmp_path: Path, toolchain) -> None:
+    out = _port(FIRST_LINE, tmp_path / "out")
+    assert (out / "ratio.hip").read_bytes().split(b"\n")[:4] == [
+        b"#include <hip/hip_runtime.h>",
+        b"#if !defined(__HIP_PLATFORM_AMD__)  // hipport: HIP's vector types define this operator on AMD",
+        b"inline __host__ __device__ float2 operator/(float2 a, float2 b) { return make_float2(a.x / b.x, a.y / b.y); }",
+        b"#endif",
+    ]
+    assert [(f.line, f.rule_id) for f in check_tree(FIRST_LINE, ConvertOptions(jobs=1)).findings] == [(1, "HP2005")]
+    assert _compile_errors(toolchain, FIRST_LINE, out, "ratio.hip", tmp_path) is None
