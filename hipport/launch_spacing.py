@@ -60,6 +60,38 @@ def _normalised(text: bytes, token: str) -> bytes:
     return token.encode("ascii") + (inside if b"\n" in inside else b"")
 
 
+_MACRO_OPEN = re.compile(rb"(?<![A-Za-z0-9_])operator[ \t]*\Z")
+_MACRO_CLOSE = re.compile(rb">>([ \t]+)>(?=[ \t]*\()")
+
+
+def _normalise_in_macro(ctx: "_FileContext", body, start: int, end: int) -> None:
+    """A spaced opener in the code of a ``#define`` body (opaque text to the grammar): ``<< <``
+    is never C++ there except after ``operator``, so it is a launch opener; its closer is the
+    first ``>> >`` after it, outside parentheses, that a ``(`` follows. Both are normalised only
+    when both are found on the body's own text (no line continuation inside either)."""
+    source = ctx.source
+    if _MACRO_OPEN.search(source, body.start_byte, start) is not None:
+        return
+    depth = 0
+    position = end
+    while position < body.end_byte:
+        byte = source[position:position + 1]
+        if byte == b"(":
+            depth += 1
+        elif byte == b")":
+            depth -= 1
+            if depth < 0:
+                return
+        elif byte == b">" and depth == 0 and (close := _MACRO_CLOSE.match(source, position, body.end_byte)):
+            if not ctx.in_macro_code(body, position):
+                return
+            ctx.result.edits.append(Edit(start, end, b"<<<"))
+            ctx.result.edits.append(Edit(close.start(), close.end(), b">>>"))
+            ctx.result.references_rewritten += 1
+            return
+        position += 1
+
+
 def analyze_launch_spacing(ctx: "_FileContext", launch_syntax: str) -> None:
     """Write the spaced chevrons of every kernel launch in one file as ``<<<`` and ``>>>``.
 
@@ -70,7 +102,7 @@ def analyze_launch_spacing(ctx: "_FileContext", launch_syntax: str) -> None:
         launch_syntax: ``"chevron"`` or ``"hip"`` (see :func:`hipport.analyze.analyze_file`).
 
     Nothing is reported: the rewrite is exact (nvcc reads both spellings as the same tokens).
-    Spaced chevrons inside a ``#define`` body (opaque text to the grammar) are not rewritten.
+    In a ``#define`` body (opaque text to the grammar) see :func:`_normalise_in_macro`.
     """
     source = ctx.source
     if _SPACED.search(source) is None:
@@ -79,6 +111,10 @@ def analyze_launch_spacing(ctx: "_FileContext", launch_syntax: str) -> None:
     for match in _SPACED.finditer(source):
         start, end = match.span()
         token = ctx.node_at(start, end)
+        if token.type == "preproc_arg":
+            if source[start:start + 1] == b"<" and ctx.in_macro_code(token, start):
+                _normalise_in_macro(ctx, token, start, end)
+            continue
         if (token.start_byte, token.end_byte) != (start, end) or _launch_config(token) is None:
             continue
         if not _TOKEN_SHAPE[token.type].match(source, start, end):

@@ -5,7 +5,8 @@ compile. Fixtures in tests/fixtures/trial_classes/ are written for these tests.
 
 1. ``launch_spacing``: kernel launches written ``k << < g, b >> > (args)`` (nvcc accepts the blanks,
    clang rejects them): the chevrons become ``<<<``/``>>>`` in both launch-syntax modes, shifts,
-   comparisons and template argument lists stay byte for byte (hipport/launch_spacing.py).
+   comparisons and template argument lists stay byte for byte (hipport/launch_spacing.py); also in a
+   ``#define`` body.
 2. ``macro_asm``: inline PTX in a ``#define`` body, ported silently before, is reported (HP1001/
    HP1003) at the asm keyword's line inside the macro with the PTX inventory of an asm block in
    code (hipport/macro_asm.py); clang's errors at the macro's uses carry it through their
@@ -123,10 +124,21 @@ def test_what_is_no_launch_stays_as_written(launch_syntax: str) -> None:
     assert _port_text(source, launch_syntax=launch_syntax) == source
 
 
+def test_spaced_launch_in_a_macro_body(tmp_path: Path) -> None:
+    for launch_syntax in ("chevron", "hip"):
+        out = _port(LAUNCH, tmp_path / launch_syntax, launch_syntax=launch_syntax)
+        ported = (out / "macro.hip").read_bytes().split(b"\n")
+        assert ported[2:4] == [
+            b"#define LAUNCH_CLEAR(buffer, n) clear <<< ((n) + 63) / 64, 64 >>> (buffer, (n))",
+            b"#define TIMES_FOUR(x) ((x) << 2)",
+        ], launch_syntax
+
+
 def test_spaced_launch_ports_compile_for_amd(tmp_path: Path, toolchain) -> None:
     for launch_syntax in ("chevron", "hip"):
         out = _port(LAUNCH, tmp_path / launch_syntax, launch_syntax=launch_syntax)
-        assert _compile_errors(toolchain, LAUNCH, out, "spaced.hip", tmp_path) is None, launch_syntax
+        for unit in ("spaced.hip", "macro.hip"):
+            assert _compile_errors(toolchain, LAUNCH, out, unit, tmp_path) is None, (launch_syntax, unit)
 
 
 def test_spaced_launch_fails_in_clang_without_the_rewrite(tmp_path: Path, toolchain) -> None:
