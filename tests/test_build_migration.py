@@ -254,7 +254,7 @@ def test_an_empty_compiler_assignment_in_a_branch_is_migrated(tmp_path):
     (src / "app.cu").write_text("__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n")
     result = convert_tree(src, tmp_path / "out", ConvertOptions(offload_archs=ARCHS))
     assert (tmp_path / "out" / "Makefile").read_text() == EMPTY_COMPILER_MAKEFILE.replace(
-        "NVCC := nvcc", "NVCC := hipcc").replace("app.cu", "app.hip")
+        "NVCC := nvcc", "NVCC := hipcc -DHIP_ENABLE_WARP_SYNC_BUILTINS").replace("app.cu", "app.hip")
     assert (tmp_path / "out" / "app.hip").is_file()
     assert result.report.findings == []
 
@@ -351,7 +351,8 @@ def _findings_of(results, skip=("HP3006",)):
 def test_nvcc_option_in_a_makefile(option, hip, finding):
     text = f"NVCC := nvcc\nNVCCFLAGS := -O2 {option}\n"
     [result] = migrate_build_files([BuildFile("Makefile", text.encode())], default_rules(), BuildOptions(ARCHS))
-    assert result.output.decode() == f"NVCC := hipcc\nNVCCFLAGS := -O2{' ' + hip if hip else ''}\n"
+    assert result.output.decode() == (f"NVCC := hipcc -DHIP_ENABLE_WARP_SYNC_BUILTINS\n"
+                                      f"NVCCFLAGS := -O2{' ' + hip if hip else ''}\n")
     assert _findings_of([result]) == ([(2, 18, *finding)] if finding else [])
 
 
@@ -631,6 +632,107 @@ def test_findcuda_target_gives_nvcc_the_options_findcuda_gave(toolchain, build_t
         # the same options in the same order, but for the definition, which CMake writes first
         assert [o for o in have if o != "-Dscale_EXPORTS"] == [o for o in want if o != "-Dscale_EXPORTS"], unit
         assert sorted(have) == sorted(want), unit
+
+
+# ------------------------------------------------ issue 10 point 9a: warp-sync builtins on hipcc
+SHUFFLE_MAKEFILE = (
+    "NVCC := nvcc\n"
+    "NVCCFLAGS := -O2 -arch=sm_80\n"
+    "\n"
+    "reduce.o: reduce.cu\n"
+    "\t$(NVCC) $(NVCCFLAGS) -c reduce.cu -o reduce.o\n"
+    "\n"
+    "lanes.o: lanes.cu\n"
+    "\tnvcc -O2 -arch=sm_80 -c lanes.cu -o lanes.o\n")
+
+#: Sums a value over the 64 lanes of a wavefront with __shfl_down_sync (written for this test).
+SHUFFLE_SOURCE = (
+    "#include <cuda_runtime.h>\n"
+    "__global__ void wave_sum(const float* in, float* out) {\n"
+    "  float v = in[threadIdx.x];\n"
+    "  for (int offset = warpSize / 2; offset > 0; offset /= 2)\n"
+    "    v += __shfl_down_sync(0xffffffffffffffffull, v, offset);\n"
+    "  if (threadIdx.x == 0) *out = v;\n"
+    "}\n")
+
+
+def test_a_migrated_makefile_defines_the_warp_sync_builtins_once():
+    """Both forms of the compiler (the NVCC variable, a literal nvcc in a recipe) become hipcc with
+    -DHIP_ENABLE_WARP_SYNC_BUILTINS; a Makefile naming the macro itself gets nothing added; a
+    comment naming nvcc in a recipe is left alone."""
+    [result] = migrate_build_files([BuildFile("Makefile", SHUFFLE_MAKEFILE.encode())], default_rules(),
+                                   BuildOptions(("gfx90a",)))
+    assert result.output.decode() == (
+        "NVCC := hipcc -DHIP_ENABLE_WARP_SYNC_BUILTINS\n"
+        "NVCCFLAGS := -O2 --offload-arch=gfx90a\n"
+        "\n"
+        "reduce.o: reduce.hip\n"
+        "\t$(NVCC) $(NVCCFLAGS) -c reduce.hip -o reduce.o\n"
+        "\n"
+        "lanes.o: lanes.hip\n"
+        "\thipcc -DHIP_ENABLE_WARP_SYNC_BUILTINS -O2 --offload-arch=gfx90a -c lanes.hip -o lanes.o\n")
+    own = "NVCC := nvcc -DHIP_ENABLE_WARP_SYNC_BUILTINS=1\nall:\n\tnvcc -c a.cu   # nvcc, not hipcc\n"
+    [result] = migrate_build_files([BuildFile("Makefile", own.encode())], default_rules(), BuildOptions(("gfx90a",)))
+    assert result.output.decode() == ("NVCC := hipcc -DHIP_ENABLE_WARP_SYNC_BUILTINS=1\n"
+                                      "all:\n\thipcc -c a.hip   # nvcc, not hipcc\n")
+    assert result.findings == []
+
+
+def test_a_migrated_makefile_builds_a_shuffle_kernel_for_gfx90a(toolchain, tmp_path):
+    """make runs the migrated recipes with a hipcc that is the toolchain's clang with the HIP root
+    and nothing else (no warp-sync define of its own): both objects build for gfx90a. The same
+    recipes with the define taken out fail on __shfl_down_sync, so the define is what builds."""
+    import shutil
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "Makefile").write_text(SHUFFLE_MAKEFILE)
+    (src / "reduce.cu").write_text(SHUFFLE_SOURCE)
+    (src / "lanes.cu").write_text(SHUFFLE_SOURCE.replace("wave_sum", "lane_sum"))
+    out = tmp_path / "out"
+    result = convert_tree(src, out, ConvertOptions(offload_archs=("gfx90a",)))
+    assert [f for f in result.report.findings if f.severity == "error"] == []
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    hipcc = bin_dir / "hipcc"
+    hipcc.write_text(f"#!/bin/sh\nexec {toolchain.clang} -x hip -isystem {toolchain.hip_amd_include} "
+                     f"--hip-path={toolchain.hip_amd_root} --rocm-device-lib-path={toolchain.rocm_device_lib_path} "
+                     "\"$@\"\n")
+    hipcc.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["make", "-C", str(out), "reduce.o", "lanes.o"], capture_output=True, text=True,
+                          timeout=900, env=env)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.stdout.count("-DHIP_ENABLE_WARP_SYNC_BUILTINS") == 2
+    for obj in ("reduce.o", "lanes.o"):
+        assert toolchain.code_object_targets(out / obj) == ["hipv4-amdgcn-amd-amdhsa--gfx90a"]
+    without = out / "Makefile.without"
+    without.write_text((out / "Makefile").read_text().replace(" -DHIP_ENABLE_WARP_SYNC_BUILTINS", ""))
+    (out / "reduce.o").unlink()
+    failed = subprocess.run(["make", "-C", str(out), "-f", without.name, "reduce.o"], capture_output=True,
+                            text=True, timeout=900, env=env)
+    assert failed.returncode != 0 and "__shfl_down_sync" in failed.stderr
+
+
+# ------------------------------------------------------- issue 10 point 9f: -g -G is not -g -g
+@pytest.mark.parametrize("nvcc, hip", [
+    ("-g -G", "-g"), ("-G -g", "-g"), ("-G", "-g"), ("-G -G", "-g"), ("-O0 -g --device-debug", "-O0 -g"),
+    ("-g -lineinfo -G", "-g -gline-tables-only")])
+def test_device_debug_is_not_written_twice(nvcc, hip):
+    """-G (device debug) is clang's -g: left out where -g is already among the options of the
+    variable or command line; alone it becomes -g. No finding either way."""
+    text = f"NVCC := nvcc\nNVCCFLAGS := {nvcc}\ndebug:\n\tnvcc {nvcc} -c a.cu\n"
+    [result] = migrate_build_files([BuildFile("Makefile", text.encode())], default_rules(), BuildOptions(ARCHS))
+    assert result.output.decode() == (f"NVCC := hipcc -DHIP_ENABLE_WARP_SYNC_BUILTINS\nNVCCFLAGS := {hip}\n"
+                                      f"debug:\n\thipcc -DHIP_ENABLE_WARP_SYNC_BUILTINS {hip} -c a.hip\n")
+    assert result.findings == []
+    cmake = f'project(p LANGUAGES CXX CUDA)\nset(CMAKE_CUDA_FLAGS_DEBUG "{nvcc}")\n'
+    [result] = migrate_build_files([BuildFile("CMakeLists.txt", cmake.encode())], default_rules(),
+                                   BuildOptions(ARCHS))
+    assert result.output.decode().splitlines()[3:] == [f'set(CMAKE_CUDA_FLAGS_DEBUG "{nvcc}")',
+                                                      f'set(CMAKE_HIP_FLAGS_DEBUG "{hip}")']
 
 
 def _regenerate() -> None:  # python tests/test_build_migration.py

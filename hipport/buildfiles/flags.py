@@ -118,13 +118,19 @@ def map_nvcc_flags(source: str, words: list[Word], rules: BuildRules, archs: tup
         Edits (never overlapping) and notes (checks ``nvcc-flag-kept``, an error: an option
         hipport does not know, or without its value, stays as written; ``nvcc-flag-removed``
         and ``nvcc-flag-dropped``: an nvcc-only option left out, meaningless to clang or with
-        an effect clang cannot give; ``cuda-arch-replaced``, ``cuda-library-unavailable``). An
+        an effect clang cannot give; no note for an option whose clang options all stand among
+        ``words`` already, kept as written or mapped from an earlier option (``-g -G`` becomes
+        ``-g``, not ``-g -g``), which is left out; ``cuda-arch-replaced``, ``cuda-library-unavailable``). An
         nvcc-only option hipport knows never stays: it is mapped or left out.
     """
     result = FlagResult()
     replaced: dict[int, str] = {}  # word index -> new text
     removed: set[int] = set()
     arch_done = arch_done if arch_done is not None else [False]
+    # options that stay as written (-g), and the clang options written for earlier nvcc options
+    kept = {k: w.text for k, w in enumerate(words) if _is_flag(w.text) and
+            (is_kept_flag(rules, w.text) or getattr(rules.flags.get(w.text), "action", None) == "keep")}
+    produced: set[str] = set()
     i = 0
     while i < len(words):
         word = words[i]
@@ -194,6 +200,13 @@ def map_nvcc_flags(source: str, words: list[Word], rules: BuildRules, archs: tup
                 new = list(mapped)
             else:
                 new = [h.replace("{value}", value or "") for h in rule.hip]
+            if new and all(option in produced or any(t == option for k, t in kept.items() if k not in span)
+                           for option in new):
+                # its clang form is already there (-g -G: -G is -g): left out, not written twice
+                removed.update(span)
+                i += consumed
+                continue
+            produced.update(new)
         elif rule.action == "host":
             new = [part for part in _HOST_SPLIT.split((value or "").strip("'\"")) if part]
         elif rule.action == "remove":

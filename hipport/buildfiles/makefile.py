@@ -2,8 +2,12 @@
 
 Converted (rules from ``rules/build/nvcc_flags.yaml``, ``libraries.yaml``):
 
-* the compiler: ``NVCC := nvcc`` or ``$(CUDA_PATH)/bin/nvcc`` becomes ``hipcc`` (the variable
-  keeps its name), and so does a literal ``nvcc`` starting a recipe command;
+* the compiler: ``NVCC := nvcc`` or ``$(CUDA_PATH)/bin/nvcc`` becomes
+  ``hipcc -DHIP_ENABLE_WARP_SYNC_BUILTINS`` (the variable keeps its name), and so does a literal
+  ``nvcc`` starting a recipe command. HIP up to 6.4 declares the warp ``*_sync`` functions
+  (``__shfl_sync``...) only under that macro (``hip/amd_detail/amd_warp_sync_functions.h:30`` of
+  HIP 6.4.3, ``#ifdef HIP_ENABLE_WARP_SYNC_BUILTINS``), so every hipcc compile of the port gets
+  it, once: a Makefile that already names the macro in its code gets nothing added;
 * nvcc options, wherever they certainly go to nvcc: on nvcc command lines, in variables those
   command lines use (transitively: ``ALL_CCFLAGS += $(NVCCFLAGS)``) and in variables named like
   nvcc option lists (``NVCCFLAGS``, ``GENCODE_FLAGS``...); the first architecture option of a
@@ -31,6 +35,9 @@ _REFERENCE = re.compile(r"\$[({]([A-Za-z0-9_.-]+)[)}]")
 _CU_NAME = re.compile(r"(?<=[A-Za-z0-9_%*):}\-])\.cu(?![A-Za-z0-9_.])")
 _LEFTOVER = re.compile(r"(?<![A-Za-z0-9_])(?:nvcc|-gencode|--generate-code|(?:sm|compute)_[0-9]+[a-z]?)(?![A-Za-z0-9_])")
 _ADDPREFIX_HOST = re.compile(r"\$\(addprefix[ \t]+(?:-Xcompiler|--compiler-options)[ \t]*,(.*)\)")
+#: Added after hipcc: declares the warp ``*_sync`` builtins on HIP <= 6.4 (see the module docstring).
+WARP_SYNC_DEFINE = "-DHIP_ENABLE_WARP_SYNC_BUILTINS"
+_WARP_SYNC_NAMED = re.compile(r"(?:(?<=-D)|(?<![A-Za-z0-9_]))HIP_ENABLE_WARP_SYNC_BUILTINS(?![A-Za-z0-9_])")
 _SHELL_SEPARATORS = frozenset({";", "&&", "||", "|"})
 #: Make's recipe prefixes before a command (@ silent, - ignore errors, + always run).
 _RECIPE_PREFIX = re.compile(r"[@+-]*")
@@ -121,7 +128,7 @@ class _MakefileMigration:
 
     def commands(self, line: _Line, compilers: set[str]) -> list[tuple[Word, list[Word]]]:
         """The nvcc invocations of a recipe line: (the compiler word, its arguments)."""
-        words = self.words(line.start + 1, line.end)
+        words = self.words(line.start + 1, line.code_end)  # a shell comment is no command
         found, i = [], 0
         while i < len(words):
             word = words[i]
@@ -139,8 +146,16 @@ class _MakefileMigration:
             i += 1
         return found
 
+    def compiler(self) -> str:
+        """What replaces nvcc: hipcc and the warp-sync define, unless the Makefile's code
+        (comments aside) already names ``HIP_ENABLE_WARP_SYNC_BUILTINS``."""
+        if any(_WARP_SYNC_NAMED.search(self.text, line.start, line.code_end) for line in self.lines):
+            return self.rules.make_compiler
+        return f"{self.rules.make_compiler} {WARP_SYNC_DEFINE}"
+
     def run(self) -> Migration:
         assignments = self.assignments()
+        hipcc = self.compiler()
         compilers = {name for line, name, value in assignments
                      if (ws := self.words(value, line.code_end)) and self.is_nvcc(ws[0].text, set())}
         flag_vars = set(self.rules.make_flag_variables)
@@ -174,7 +189,7 @@ class _MakefileMigration:
                 # an assignment of the compiler variable may be empty (NVCC := in one branch of
                 # an ifeq) or name another compiler there (NVCC := g++): only nvcc is replaced
                 if words and self.is_nvcc(words[0].text, set()):
-                    self.edit(words[0].start, words[0].end, self.rules.make_compiler)
+                    self.edit(words[0].start, words[0].end, hipcc)
                 self.map(words, True, arch_done.setdefault(name, [False]))
             elif name in flag_vars:
                 handled_lines.add(line.start)
@@ -190,7 +205,7 @@ class _MakefileMigration:
                 commands = self.commands(line, compilers)
                 for compiler, args in commands:
                     if compiler.text == "nvcc" or compiler.text.endswith("/nvcc"):
-                        self.edit(compiler.start, compiler.end, self.rules.make_compiler)
+                        self.edit(compiler.start, compiler.end, hipcc)
                     self.map([compiler, *args], True, [False])
                 if commands:
                     handled_lines.add(line.start)
