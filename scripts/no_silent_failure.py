@@ -11,8 +11,7 @@ error that the migration report does not name.
    written to (hipport refuses an OUT inside SRC; so does this script).
 2. Every translation unit of OUT that uses HIP is compiled for AMD (default ``gfx90a``) with the
    project toolchain (``hipport.toolchain.Toolchain.amd_compile_command``, compile only, plus
-   ``-std=c++17`` as the tests compile ports; ``-idirafter`` g++'s include folder for ``omp.h``,
-   which Debian's clang lacks). A unit is a ``.hip`` file, or a ``.cpp``/``.cc``/
+   ``-std=c++17`` as the tests compile ports). A unit is a ``.hip`` file, or a ``.cpp``/``.cc``/
    ``.cxx`` file that includes a HIP header (``hip/...`` or a HIP/ROCm library header) directly or
    through the tree's own headers; a unit that another file ``#include``s is not compiled on its
    own (as its build would not). Include folders, in order: the unit's folder, every header folder
@@ -40,7 +39,8 @@ are not listed (counted in the summary).
 
 "Uses only features HIP has": the program has no error-severity finding of an id in
 :data:`MISSING_FEATURE_IDS` in its files (files under its folder, and the tree's headers its
-units include, transitively). The summary gives the share of those programs that compile,
+units include, transitively, where the finding's name also occurs in the program's own files:
+:func:`missing_features`). The summary gives the share of those programs that compile,
 leaving out programs whose failure is ``original-fails``.
 
 Exit status: 0 no unexplained failure; 1 at least one; 2 bad usage or input (a path that does
@@ -510,18 +510,33 @@ def _display(report: Report, file: str | None) -> str | None:
 def classify(stderr: str, report: Report, unit: str) -> tuple[str, list[ErrorResult], ErrorResult | None]:
     """Status (``explained``/``unexplained``) and error results of a failed compile's stderr.
 
+    An error with no finding of its own is a *consequence* of an earlier explained error of the
+    same unit when its message quotes a name (not a C++ keyword) that the earlier error quoted or
+    that stands on the earlier error's line: clang's recovery, e.g. ``unknown type name
+    'cudaLaunchAttribute'; did you mean 'hipLaunchAttributeID'?`` (explained) and then ``member
+    reference base type 'hipLaunchAttributeID' is not a structure or union`` on each use.
+    Its ``explained_by`` reads ``consequence of <finding>``.
+
     A compile that failed without any parsable error (killed, crashed) is ``unexplained`` with
     the last line of its output as message."""
     diags = parse_diagnostics(stderr)
     results: list[ErrorResult] = []
     first: ErrorResult | None = None
+    explained_names: dict[str, str] = {}  # name -> the explaining finding of an earlier error
     for d in diags:
         found = explain(d, report)
         rel = _display(report, d.file)
         e = ErrorResult(rel, d.line, d.message, _source_line(report.out, report.rel_out(d.file) if d.file else None, d.line),
                         [f"{f['rule_id']} {f['path']}:{f['line']}" for f in found])
+        if found:
+            for name in _quoted_names(d.message) | set(_IDENT_RE.findall(e.source_line)):
+                explained_names.setdefault(name, e.explained_by[0])
+        else:
+            cause = next((explained_names[n] for n in sorted(_quoted_names(d.message)) if n in explained_names), None)
+            if cause:
+                e.explained_by = [f"consequence of {cause}"]
         results.append(e)
-        if not found and first is None:
+        if not e.explained_by and first is None:
             first = e
     if not diags:
         tail = [l for l in stderr.strip().splitlines() if l.strip()]
@@ -530,19 +545,18 @@ def classify(stderr: str, report: Report, unit: str) -> tuple[str, list[ErrorRes
     return ("unexplained" if first else "explained"), results, first
 
 
-def _host_compiler_dirs(toolchain: Toolchain) -> list[str]:
-    """``-idirafter`` the host compiler's (g++-12's) own include folder when it holds ``omp.h``.
+_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NOT_NAMES = frozenset("""auto bool char char16_t char32_t const double float int long short signed unsigned void
+    volatile struct class union enum typename template operator size_t std""".split())
 
-    The original builds compile host code with g++ (nvcc's host compiler), which has OpenMP's
-    ``omp.h``; Debian's clang-19 has none without libomp-dev, while a ROCm clang ships one. Put
-    last, the folder only supplies headers clang lacks (clang's own ``stddef.h``, intrinsics...
-    come first)."""
-    try:
-        done = subprocess.run([str(toolchain.ccbin), "-print-file-name=include/omp.h"], capture_output=True, text=True)
-    except OSError:
-        return []
-    omp = Path(done.stdout.strip())
-    return ["-idirafter", str(omp.parent)] if done.returncode == 0 and omp.is_absolute() and omp.is_file() else []
+
+def _quoted_names(message: str) -> set[str]:
+    """Identifiers quoted in a clang message (``'hipLaunchAttributeID'``, ``'f<int>'`` gives
+    ``f``), less C++ keywords and built-in type names."""
+    names = set()
+    for quoted in re.findall(r"'([^']+)'", message):
+        names |= {n for n in _IDENT_RE.findall(quoted) if n not in _NOT_NAMES}
+    return names
 
 
 def _include_flags(dirs: Iterable[Path], defines: Sequence[str]) -> list[str]:
@@ -677,14 +691,12 @@ def _check_converted(options: Options, out: Path, toolchain: Toolchain, log, sta
         by_program = {p: us for p, us in by_program.items() if any(fnmatch.fnmatch(p, g) for g in options.programs)}
     all_programs = {scan.program_of(m) for m in scan.mains}
     objdir = Path(tempfile.mkdtemp(prefix="hipport-nsf-obj-"))
-    host_dirs = _host_compiler_dirs(toolchain)
 
     def compile_unit(job: tuple[int, str]) -> UnitResult:
         n, unit = job
         folder = (out / unit).parent
         dirs = [folder, *header_dirs(folder, out), *user_out]
-        flags = [f"-std={options.std}", *([options.opt] if options.opt else []), *_include_flags(dirs, options.defines),
-                 *host_dirs]
+        flags = [f"-std={options.std}", *([options.opt] if options.opt else []), *_include_flags(dirs, options.defines)]
         t0 = time.time()
         rdc = False
         while True:
@@ -775,16 +787,37 @@ def _check_converted(options: Options, out: Path, toolchain: Toolchain, log, sta
         files: set[str] = set()
         for u in us:
             files |= closures[u]
-        prefix = "" if prog == "." else prog + "/"
-        src_files = {report.out_to_src.get(f, f) for f in files}
-        missing = []
-        for f in report.findings:
-            if f["severity"] != "error" or f["rule_id"] not in MISSING_FEATURE_IDS:
-                continue
-            if f["path"] in src_files or _out_of(report, f["path"]).startswith(prefix):
-                missing.append(f"{f['rule_id']} {f['path']}:{f['line']}")
-        programs.append(ProgramResult(prog, [results[u] for u in us], missing))
+        programs.append(ProgramResult(prog, [results[u] for u in us], missing_features(report, prog, files)))
     return _results_json(options, out, programs, len(all_programs), time.time() - started, not_compiled)
+
+
+def missing_features(report: Report, program: str, files: set[str]) -> list[str]:
+    """The error findings of MISSING_FEATURE_IDS that make ``program`` one that needs something
+    HIP lacks, as ``"HP2001 path:line"``.
+
+    Counted: such findings in files under the program's folder, and in the tree's headers outside
+    it that its units include (``files``, OUT paths) when the finding's CUDA name also occurs in
+    the program's own files: a shared header such as cuda-samples' helper_cuda.h holds NPP and
+    nvJPEG code in ``#ifdef`` branches that a program not using those libraries never compiles.
+    """
+    prefix = "" if program == "." else program + "/"
+    shared = {report.out_to_src.get(f, f) for f in files if not f.startswith(prefix)}
+    own_text: str | None = None
+    found = []
+    for f in report.findings:
+        if f["severity"] != "error" or f["rule_id"] not in MISSING_FEATURE_IDS:
+            continue
+        if _out_of(report, f["path"]).startswith(prefix):
+            found.append(f"{f['rule_id']} {f['path']}:{f['line']}")
+        elif f["path"] in shared:
+            if own_text is None:
+                own_text = "\n".join(
+                    (report.out / o).read_text(encoding="utf-8", errors="replace") for o in sorted(files)
+                    if o.startswith(prefix) and (report.out / o).is_file())
+            name = f.get("name") or ""
+            if name and re.search(rf"\b{re.escape(name)}\b", own_text):
+                found.append(f"{f['rule_id']} {f['path']}:{f['line']}")
+    return found
 
 
 def _out_of(report: Report, src_path: str) -> str:
