@@ -415,7 +415,6 @@ def build(out: Path, platform: str | None, offload_arch: str | None, build_dir: 
     sys.exit(0 if result.ok else 1)
 
 
-
 @main.command(context_settings={"ignore_unknown_options": True})
 @click.argument("out", type=click.Path(path_type=Path))
 @click.option("--wave", type=click.Choice(["64", "32"]), required=True,
