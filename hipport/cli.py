@@ -60,8 +60,10 @@ def _split_archs(value) -> tuple[str, ...]:
 
 
 @contextmanager
-def _input_errors():
-    """Turn the errors a user can fix into ``Error: ...`` and exit status 2; Ctrl-C/SIGTERM into 130/143."""
+def _input_errors(writes: bool = True):
+    """Turn the errors a user can fix into ``Error: ...`` and exit status 2; Ctrl-C/SIGTERM into
+    130/143, with a message that says what was written (``writes``: convert) or that nothing was
+    (check)."""
     signal.signal(signal.SIGTERM, _terminate)
     try:
         yield
@@ -71,8 +73,8 @@ def _input_errors():
         where = f"{error.filename}: " if error.filename else ""
         raise InputError(f"{where}{error.strerror or error}") from None
     except (KeyboardInterrupt, _Terminated) as stop:
-        click.echo("hipport: interrupted; every file written so far is complete, the reports were not written",
-                   err=True)
+        click.echo("hipport: interrupted; every file written so far is complete, the reports were not written"
+                   if writes else "hipport: check interrupted; nothing was written and no result was given", err=True)
         sys.exit(143 if isinstance(stop, _Terminated) else 130)  # 128 + SIGTERM / SIGINT
 
 
@@ -180,6 +182,9 @@ def convert(src: Path, out_text: str, offload_arch: str | None, fix: bool, exclu
     """
     if not str(out_text):
         raise InputError("the output folder (-o) is empty")
+    if out_text == "-":
+        raise InputError("-o -: hipport writes a folder (the ported tree and its reports), not standard output; "
+                         "name a folder, or use --format to choose what is printed")
     out = Path(out_text)
     with _input_errors():
         config = load_config(src, config_path)
@@ -191,6 +196,8 @@ def convert(src: Path, out_text: str, offload_arch: str | None, fix: bool, exclu
             result = convert_tree(src, out, options, rules, progress=progress)
     if quiet:
         return
+    if result.report.found_no_cuda:
+        click.echo(result.report.no_cuda_warning(), err=True)
     if fmt == "text":
         click.echo(result.report.summary_text())
         click.echo(f"report: {out / REPORT_MARKDOWN}")
@@ -219,9 +226,10 @@ def check(srcs: tuple[Path, ...], fail_on: str | None, baseline_path: Path | Non
     below a comment line holding it, are left out. Settings may come from [tool.hipport] in
     pyproject.toml.
 
-    Exit status: 0 no finding at or above --fail-on, 1 such findings, 2 bad usage or input.
+    Exit status: 0 no finding at or above --fail-on, 1 such findings, 2 bad usage or input,
+    130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
     """
-    with _input_errors():
+    with _input_errors(writes=False):
         config = load_config(srcs[0], config_path)
         options = _options(config, exclude, launch_syntax, None, jobs,
                            precise=_precise_options(precise, compile_commands, include_dirs, defines, cuda_path),
@@ -242,6 +250,8 @@ def check(srcs: tuple[Path, ...], fail_on: str | None, baseline_path: Path | Non
             keep = {id(f) for f in new_findings(report.findings, read_baseline(baseline_path))}
             for summary in report.files:
                 summary.findings = [f for f in summary.findings if id(f) in keep]
+        if report.found_no_cuda and not quiet:
+            click.echo(report.no_cuda_warning(), err=True)
         text = render(report, rules, fmt)
         if output_file is not None:
             atomic_write(output_file, text.encode("utf-8", "surrogateescape"))

@@ -156,6 +156,7 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
     summary.kernel_launches = analysis.kernel_launches
     summary.parse_error_regions = analysis.parse_error_regions
     summary.inline_asm = analysis.inline_asm
+    summary.uses_cuda = analysis.uses_cuda
     if options.precise is not None:
         try:
             findings = merge(findings, analyze_precise(session_for(options.precise), file.source, file.rel, bom + data, rules))

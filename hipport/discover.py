@@ -74,7 +74,9 @@ def build_exclude_spec(patterns: list[str]) -> pathspec.PathSpec:
 
 
 def _check_output_location(src: Path, out: Path, spec: pathspec.PathSpec) -> None:
-    """Refuse every OUT that could overwrite a file of SRC."""
+    """Refuse every OUT that could overwrite a file of SRC, and an OUT that is not a folder."""
+    if out.exists() and not out.is_dir():
+        raise DiscoveryError(f"{out}: the output must be a folder, and this is an existing file; choose another -o")
     src_abs, out_abs = src.resolve(), out.resolve()
     if src.is_file():
         if out_abs == src_abs.parent:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import quote
 
 from . import __version__
 from .report import Report
@@ -44,8 +45,11 @@ def render(report: Report, rules: RuleSet, fmt: str) -> str:
 
 
 def text(report: Report) -> str:
-    """Findings as compiler-style lines, then the summary."""
-    lines = [f"{f.path}:{f.line}:{f.column}: {f.rule_id} [{f.severity}] {f.message}" for f in report.findings]
+    """Findings as compiler-style lines (``src/ptx.cu:6:5: HP1001 [error] ...``, paths as
+    :meth:`hipport.report.Report.display_path` gives them, so terminals and editors open them),
+    then the summary."""
+    lines = [f"{report.display_path(f)}:{f.line}:{f.column}: {f.rule_id} [{f.severity}] {f.message}"
+             for f in report.findings]
     return "\n".join(lines + [report.summary_text(list_errors=False)]) + "\n"
 
 
@@ -58,15 +62,23 @@ def _escape_property(value: str) -> str:
 
 
 def github(report: Report) -> str:
-    """GitHub Actions workflow commands, one per finding (paths relative to the source root)."""
-    base = Path(report.source)
-    base = base if base.is_dir() else base.parent
+    """GitHub Actions workflow commands, one per finding (paths relative to the working folder,
+    which in a workflow is the repository root)."""
     out = []
     for f in report.findings:
-        path = (base / f.path).as_posix()
+        path = report.display_path(f)
         props = f"file={_escape_property(path)},line={f.line},col={f.column},title={_escape_property(f'{f.rule_id} {f.rule_name}')}"
         out.append(f"::{GITHUB_COMMANDS[f.severity]} {props}::{_escape_data(f'{f.message}. Fix: {f.fix}')}")
     return "".join(line + "\n" for line in out)
+
+
+def _artifact_location(path: str) -> dict:
+    """A SARIF artifactLocation: a path relative to SRCROOT (SRC's folder; with several inputs,
+    the working folder the paths were given from), or an absolute file URI for a path given
+    as absolute."""
+    if Path(path).is_absolute():
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(Path(path).as_posix()), "uriBaseId": "SRCROOT"}
 
 
 def sarif(report: Report, rules: RuleSet) -> dict:
@@ -97,7 +109,7 @@ def sarif(report: Report, rules: RuleSet) -> dict:
             "message": {"text": f"{f.message}. Fix: {f.fix}"},
             "locations": [{
                 "physicalLocation": {
-                    "artifactLocation": {"uri": Path(f.path).as_posix(), "uriBaseId": "SRCROOT"},
+                    "artifactLocation": _artifact_location(f.path),
                     "region": {"startLine": f.line, "startColumn": f.column},
                 },
             }],

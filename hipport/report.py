@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from . import __version__
 from .findings import SEVERITIES, Finding, severity_counts
@@ -38,7 +39,8 @@ TERMINAL_ERRORS_SHOWN = 20
 class FileSummary:
     """Per-file figures: input and output path (relative, ``/``), lines, rewritten references,
     kernel launches, unparsed regions, whether the file was converted (else copied), findings,
-    and its inline-assembly statements (:class:`hipport.analyze.AsmBlock`)."""
+    its inline-assembly statements (:class:`hipport.analyze.AsmBlock`), and whether it uses CUDA
+    (a CUDA name, header or kernel launch was seen; a CMake file or Makefile that names CUDA)."""
 
     path: str
     output: str
@@ -49,6 +51,7 @@ class FileSummary:
     parse_error_regions: int = 0
     findings: list[Finding] = field(default_factory=list)
     inline_asm: list = field(default_factory=list)  # hipport.analyze.AsmBlock
+    uses_cuda: bool = False
 
 
 @dataclass(slots=True)
@@ -85,6 +88,7 @@ class Report:
             "references_rewritten": sum(s.references_rewritten for s in converted),
             "kernel_launches": sum(s.kernel_launches for s in converted),
             "parse_error_regions": sum(s.parse_error_regions for s in converted),
+            "files_using_cuda": sum(1 for s in self.files if s.uses_cuda or s.findings),
             "findings": severity_counts(self.findings),
             "seconds": round(self.seconds, 3),
         }
@@ -202,6 +206,32 @@ class Report:
             shown[key] = low
         return render(shown)
 
+    def display_path(self, finding: Finding) -> str:
+        """Where ``finding`` is, as a path a terminal or editor can open from the working folder:
+        SRC as given joined with the file's path inside it (``src/ptx.cu``), made relative to
+        the working folder when it lies below it."""
+        source = Path(self.source)
+        base = source.parent if source.suffix and not source.is_dir() else source
+        path = Path(finding.path) if Path(finding.path).is_absolute() else base / finding.path
+        if path.is_absolute():
+            try:
+                path = path.relative_to(Path.cwd())
+            except ValueError:
+                pass
+        return path.as_posix()
+
+    @property
+    def found_no_cuda(self) -> bool:
+        """True when no file of the tree uses CUDA and nothing was reported: nothing was ported."""
+        return not any(s.uses_cuda or s.findings for s in self.files)
+
+    def no_cuda_warning(self) -> str:
+        """The warning printed when :attr:`found_no_cuda` (empty tree, or plain C++ only)."""
+        files = len(self.files)
+        return (f"hipport: warning: no CUDA found in {self.source}: "
+                + (f"no CUDA name, header or kernel launch in its {plural(files, 'file')}" if files else "it has no files")
+                + (", nothing was ported" if self.output is not None else ""))
+
     def summary_text(self, list_errors: bool = True) -> str:
         """A few lines for the terminal (with the first errors listed unless ``list_errors`` is False)."""
         t = self.totals()
@@ -219,7 +249,7 @@ class Report:
         ]
         errors = [f for f in self.findings if f.severity == "error"] if list_errors else []
         for finding in errors[:TERMINAL_ERRORS_SHOWN]:
-            lines.append(f"  {finding.path}:{finding.line}:{finding.column}: {finding.rule_id} {finding.message}")
+            lines.append(f"  {self.display_path(finding)}:{finding.line}:{finding.column}: {finding.rule_id} {finding.message}")
         if len(errors) > TERMINAL_ERRORS_SHOWN:
             lines.append(f"  ... and {len(errors) - TERMINAL_ERRORS_SHOWN} more errors in the report")
         return "\n".join(lines)

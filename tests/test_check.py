@@ -51,8 +51,8 @@ def test_exit_codes_and_fail_on(project):
     errors = run("check", project)
     assert errors.exit_code == 1
     assert errors.output.splitlines()[:2] == [
-        "k.cu:3:3: HP1001 [error] inline PTX assembly (asm) cannot run on AMD GPUs: mov.u32",
-        "k.cu:6:15: HP2003 [warning] cudaThreadSynchronize is deprecated since CUDA 10.0; mapped to hipDeviceSynchronize",
+        f"{project}/k.cu:3:3: HP1001 [error] inline PTX assembly (asm) cannot run on AMD GPUs: mov.u32",
+        f"{project}/k.cu:6:15: HP2003 [warning] cudaThreadSynchronize is deprecated since CUDA 10.0; mapped to hipDeviceSynchronize",
     ]
     (project / "k.cu").write_text("void host() { cudaThreadSynchronize(); }\n")
     assert run("check", project).exit_code == 0
@@ -100,7 +100,7 @@ def test_baseline_lets_only_new_findings_fail(project, tmp_path):
     (project / "k.cu").write_text((project / "k.cu").read_text() + 'void more() { asm("exit;"); }\n')
     result = run("check", project, "--baseline", baseline)
     assert result.exit_code == 1
-    assert result.output.splitlines()[0] == "k.cu:8:15: HP1001 [error] inline PTX assembly (asm) cannot run on AMD GPUs: exit"
+    assert result.output.splitlines()[0] == f"{project}/k.cu:8:15: HP1001 [error] inline PTX assembly (asm) cannot run on AMD GPUs: exit"
     assert len([line for line in result.output.splitlines() if "HP" in line]) == 1
 
 
@@ -202,3 +202,70 @@ def test_the_validator_rejects_broken_sarif(tmp_path, sarif_multitool):
     broken.write_text(json.dumps({"version": "2.1.0", "runs": [{"tool": {"driver": {}}, "results": [{"level": "loud"}]}]}))
     errors, _ = validate_sarif(sarif_multitool, broken, tmp_path)
     assert errors
+
+
+def test_paths_are_clickable_from_the_working_folder(project):
+    """Text and github formats name files from the working folder (src/k.cu:3:3), as compilers do."""
+    nested = project / "src"
+    nested.mkdir()
+    (project / "k.cu").rename(nested / "k.cu")
+    text = run("check", "project", cwd=project.parent).output.splitlines()
+    assert text[0] == "project/src/k.cu:3:3: HP1001 [error] inline PTX assembly (asm) cannot run on AMD GPUs: mov.u32"
+    inside = run("check", "src/k.cu", cwd=project).output.splitlines()
+    assert inside[0] == "src/k.cu:3:3: HP1001 [error] inline PTX assembly (asm) cannot run on AMD GPUs: mov.u32"
+    absolute = run("check", nested, "--format", "github", cwd=project).output.splitlines()
+    assert absolute[0].startswith("::error file=src/k.cu,line=3,col=3,title=HP1001 inline-ptx::")
+
+
+def test_sarif_locations_hold_with_several_inputs(project, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "w.cu").write_text("void host() { cudaThreadSynchronize(); }\n")
+    log = json.loads(run("check", "project/k.cu", other, "--format", "sarif", cwd=project.parent).output)
+    run_log = log["runs"][0]
+    assert run_log["originalUriBaseIds"] == {"SRCROOT": {"uri": project.parent.as_uri() + "/"}}
+    assert [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in run_log["results"]] == [
+        {"uri": (other / "w.cu").as_uri()},  # findings sort by path: the absolute one first
+        {"uri": "project/k.cu", "uriBaseId": "SRCROOT"}, {"uri": "project/k.cu", "uriBaseId": "SRCROOT"},
+    ]
+
+
+def test_check_says_checked_and_no_cuda(tmp_path):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "a.cpp").write_text("int main() { return 0; }\n")
+    result = run("check", plain)
+    assert result.exit_code == 0
+    assert result.output.splitlines() == [
+        f"hipport: warning: no CUDA found in {plain}: no CUDA name, header or kernel launch in its 1 file",
+        "hipport: 1 file checked, 0 other, 1 line, 0 references to rewrite, 0 kernel launches in "
+        + result.output.split(" kernel launches in ")[1].splitlines()[0],
+        "findings: 0 error, 0 warning, 0 info",
+    ]
+    markdown = run("check", plain, "--format", "markdown").output
+    assert "| files checked | other files | lines | references to rewrite |" in markdown
+    assert "**No CUDA found**: no file uses a CUDA name, header or kernel launch, so nothing was checked." in markdown
+    assert "Nothing needs a human" not in markdown
+
+
+def test_sigterm_during_check_has_its_own_message(project, monkeypatch, capfd):
+    """SIGTERM while checking: check's own message and exit status 143 (the signal is sent from
+    inside the check, so the test does not depend on timing)."""
+    import signal
+
+    import hipport.cli
+
+    real_check_paths = hipport.cli.check_paths
+
+    def check_paths_then_terminated(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)
+        return real_check_paths(*args, **kwargs)
+
+    monkeypatch.setattr(hipport.cli, "check_paths", check_paths_then_terminated)
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        result = CliRunner().invoke(main, ["check", str(project)])
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert (result.exit_code, result.stdout) == (143, "")
+    assert result.stderr == "hipport: check interrupted; nothing was written and no result was given\n"

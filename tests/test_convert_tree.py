@@ -151,6 +151,44 @@ def test_cli_errors_exit_2_with_a_clear_message(tmp_path):
     assert bad_syntax.exit_code == 2
 
 
+def test_output_that_is_a_file_or_standard_output_is_refused(tmp_path):
+    runner = CliRunner()
+    existing = tmp_path / "notes.txt"
+    existing.write_text("keep me\n")
+    to_file = runner.invoke(main, ["convert", str(CORPUS / "vector_add"), "-o", str(existing)])
+    assert (to_file.exit_code, to_file.output) == (
+        2, f"Error: {existing}: the output must be a folder, and this is an existing file; choose another -o\n")
+    assert existing.read_text() == "keep me\n"
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        to_stdout = runner.invoke(main, ["convert", str(CORPUS / "vector_add"), "-o", "-"])
+    finally:
+        os.chdir(old)
+    assert to_stdout.exit_code == 2
+    assert to_stdout.output == ("Error: -o -: hipport writes a folder (the ported tree and its reports), not standard "
+                                "output; name a folder, or use --format to choose what is printed\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+@pytest.mark.parametrize("files, said", [
+    ({}, "it has no files"),
+    ({"a.cpp": "int main() { return 0; }\n", "README": "plain C++\n"},
+     "no CUDA name, header or kernel launch in its 2 files"),
+])
+def test_a_tree_without_cuda_is_a_warning_not_a_success(tmp_path, files, said):
+    src = tmp_path / "src"
+    src.mkdir()
+    for name, text in files.items():
+        (src / name).write_text(text)
+    result = CliRunner().invoke(main, ["convert", str(src), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 0
+    assert result.stderr == f"hipport: warning: no CUDA found in {src}: {said}, nothing was ported\n"
+    markdown = (tmp_path / "out" / "hipport-report.md").read_text()
+    assert "**No CUDA found**: no file uses a CUDA name, header or kernel launch, so nothing was ported." in markdown
+    assert "Nothing needs a human" not in markdown
+
+
 def test_cli_reports_bad_rule_file_with_line(tmp_path, monkeypatch):
     rules_dir = tmp_path / "rules"
     rules_dir.mkdir()

@@ -91,7 +91,8 @@ def test_json_report_validates_and_holds_the_figures(tmp_path):
     assert report["schema_version"] == 1
     assert {k: v for k, v in report["totals"].items() if k != "seconds"} == {
         "files": 1, "files_converted": 1, "files_copied": 0, "lines": 18, "references_rewritten": 4,
-        "kernel_launches": 0, "parse_error_regions": 0, "findings": {"error": 8, "warning": 1, "info": 0},
+        "kernel_launches": 0, "parse_error_regions": 0, "files_using_cuda": 1,
+        "findings": {"error": 8, "warning": 1, "info": 0},
     }
     first = report["findings"][1]
     line = b'asm("mov.u32 %0, %%laneid;" : "=r"(id));'
