@@ -215,15 +215,18 @@ def convert(src: Path, out_text: str, offload_arch: str | None, fix: bool, exclu
               help="Record today's findings as the baseline, then exit 0.")
 @click.option("--output-file", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the formatted findings to this file instead of standard output.")
+@click.option("--diff-base", "diff_base", default=None, metavar="REV",
+              help="Only findings on lines added or changed since the git revision REV (e.g. origin/main) count.")
 @_with_common_options
 def check(srcs: tuple[Path, ...], fail_on: str | None, baseline_path: Path | None, write_baseline_path: Path | None,
-          output_file: Path | None, exclude: tuple[str, ...], launch_syntax: str | None, jobs: int,
+          output_file: Path | None, diff_base: str | None, exclude: tuple[str, ...], launch_syntax: str | None, jobs: int,
           fmt: str | None, config_path: Path | None, quiet: bool, precise: bool, compile_commands: Path | None,
           include_dirs, defines, cuda_path: Path | None, target_libs: str | None) -> None:
     """Report what in the CUDA files or trees SRC... will not port, writing nothing.
 
     Findings on a line holding `// hipport: ignore[HP1001]` (or a bare `hipport: ignore`), or
-    below a comment line holding it, are left out. Settings may come from [tool.hipport] in
+    below a comment line holding it, are left out; with --diff-base REV, so are findings on lines
+    that did not change since the git revision REV (a pull request's base). Settings may come from [tool.hipport] in
     pyproject.toml.
 
     Exit status: 0 no finding at or above --fail-on, 1 such findings, 2 bad usage or input,
@@ -250,6 +253,15 @@ def check(srcs: tuple[Path, ...], fail_on: str | None, baseline_path: Path | Non
             keep = {id(f) for f in new_findings(report.findings, read_baseline(baseline_path))}
             for summary in report.files:
                 summary.findings = [f for f in summary.findings if id(f) in keep]
+        if diff_base is not None:
+            from .changed_lines import DiffBaseError, changed_lines
+
+            try:
+                changed = changed_lines(diff_base, srcs[0])
+            except DiffBaseError as error:
+                raise InputError(str(error)) from None
+            for summary in report.files:
+                summary.findings = [f for f in summary.findings if changed.contains(Path(report.display_path(f)), f.line)]
         if report.found_no_cuda and not quiet:
             click.echo(report.no_cuda_warning(), err=True)
         text = render(report, rules, fmt)

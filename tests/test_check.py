@@ -269,3 +269,55 @@ def test_sigterm_during_check_has_its_own_message(project, monkeypatch, capfd):
         signal.signal(signal.SIGTERM, previous)
     assert (result.exit_code, result.stdout) == (143, "")
     assert result.stderr == "hipport: check interrupted; nothing was written and no result was given\n"
+
+
+def _git(repo, *args):
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=repo, check=True,
+                   capture_output=True)
+
+
+def test_diff_base_reports_only_changed_lines(project):
+    """A pull request reviews its diff: findings on lines unchanged since the base do not count."""
+    _git(project, "init", "-q")
+    _git(project, "add", "k.cu", "pyproject.toml")
+    _git(project, "commit", "-q", "-m", "base")
+    assert run("check", project, "--diff-base", "HEAD").output.splitlines()[0].startswith("hipport: 1 file checked")
+    lines = (project / "k.cu").read_text().splitlines()
+    lines.insert(5, '__device__ void added() { asm("exit;"); }')  # new line 6; host() moves to line 7
+    (project / "k.cu").write_text("\n".join(lines) + "\n")
+    (project / "new.cu").write_text("void host2() { cudaThreadSynchronize(); }\n")  # untracked: all new
+    result = run("check", ".", "--diff-base", "HEAD", "--fail-on", "warning", cwd=project)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[:2] == [
+        "k.cu:6:27: HP1001 [error] inline PTX assembly (asm) cannot run on AMD GPUs: exit",
+        "new.cu:1:16: HP2003 [warning] cudaThreadSynchronize is deprecated since CUDA 10.0; mapped to hipDeviceSynchronize",
+    ]
+    _git(project, "add", "k.cu", "new.cu")
+    _git(project, "commit", "-q", "-m", "change")
+    assert run("check", project, "--diff-base", "HEAD~1", "--format", "json").exit_code == 1
+    assert run("check", project, "--diff-base", "HEAD").exit_code == 0  # nothing changed since HEAD
+
+
+def test_diff_base_errors_are_clear(project, tmp_path):
+    outside = run("check", project, "--diff-base", "HEAD")
+    assert outside.exit_code == 2
+    # the tmp folder is not inside a git work tree
+    assert outside.output == f"Error: --diff-base needs a git work tree, and {project} is not in one\n"
+    _git(project, "init", "-q")
+    _git(project, "add", "k.cu")
+    _git(project, "commit", "-q", "-m", "base")
+    unknown = run("check", project, "--diff-base", "no-such-branch")
+    assert (unknown.exit_code, unknown.output) == (
+        2, f"Error: --diff-base no-such-branch: git knows no such revision in {project}\n")
+    option = run("check", project, "--diff-base", "--output=x")
+    assert (option.exit_code, option.output) == (2, "Error: --diff-base '--output=x': a revision cannot start with '-'\n")
+
+
+def test_unified_diff_hunks_give_new_side_lines():
+    from hipport.changed_lines import parse_unified_diff
+
+    diff = (b"diff --git a/src/a.cu b/src/a.cu\n--- a/src/a.cu\n+++ b/src/a.cu\n"
+            b"@@ -3 +3 @@\n-x\n+y\n@@ -10,0 +11,2 @@\n+p\n+q\n@@ -20,3 +22,0 @@\n-gone\n"
+            b"diff --git a/old.cu b/old.cu\ndeleted file mode 100644\n--- a/old.cu\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n"
+            b"diff --git a/b.cu b/b.cu\nnew file mode 100644\n--- /dev/null\n+++ b/b.cu\n@@ -0,0 +1,3 @@\n+1\n+2\n+3\n")
+    assert parse_unified_diff(diff) == {"src/a.cu": frozenset({3, 11, 12}), "b.cu": frozenset({1, 2, 3})}
