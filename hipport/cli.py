@@ -336,7 +336,7 @@ def explain(name: str) -> None:
         raise InputError(str(error)) from None
     check = rules.checks.get(name.upper()) or rules.checks_by_name.get(name)
     if check is not None:
-        click.echo(render_check(check), nl=False)
+        click.echo(render_check(check, rules), nl=False)
         return
     mapping = rules.identifiers.get(name) or rules.headers.get(name) or rules.namespaces.get(name)
     if mapping is not None:

@@ -27,7 +27,7 @@ from .parse import new_parser
 from .report import FileSummary, Report
 from .rules import RuleSet, default_rules
 from .precise import PreciseOptions, PreciseUnavailable, analyze_precise, merge, session_for
-from .suppress import filter_and_fingerprint
+from .suppress import BUILD_FILE_COMMENTS, filter_and_fingerprint
 from .unknown_names import FileNames, TreeNames
 
 REPORT_MARKDOWN = "hipport-report.md"
@@ -240,7 +240,7 @@ def _migrate_build_files(build_files: list[PortedFile], gpu_cxx_sources: frozens
         summary = ported.summary
         summary.converted = True
         summary.lines = _line_count(ported.output)
-        summary.findings = filter_and_fingerprint(result.findings, ported.output)
+        summary.findings = filter_and_fingerprint(result.findings, ported.output, BUILD_FILE_COMMENTS)
         if out is not None:
             atomic_write(out / ported.file.out_rel, result.output, ported.file.mode)
     return any(result.includes_platform_module for result in migrated)

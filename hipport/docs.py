@@ -36,15 +36,79 @@ def _environment():
     return env
 
 
-def render_check(check: Check) -> str:
-    """The Markdown page of one check (also what ``hipport explain`` prints)."""
-    return _environment().get_template("rule.md.j2").render(check=check)
+#: Checks with ids in this range are about build files (CMake files, Makefiles), where comments
+#: start with ``#``; the others are about C, C++ and CUDA sources.
+BUILD_FILE_CHECK_PREFIX = "HP3"
+#: Ways of running the analysis on a check's example, tried in order until the check fires:
+#: (file name of the example, ``--fix``, ``--launch-syntax``, whether the example is statements
+#: to wrap in a device function).
+_EXAMPLE_RUNS = {
+    "source": (("example.cu", False, "chevron", False), ("example.cu", False, "chevron", True),
+               ("example.cu", True, "chevron", False), ("example.cu", True, "chevron", True),
+               ("example.cu", False, "hip", False)),
+    "build": (("CMakeLists.txt", False, "chevron", False), ("Makefile", False, "chevron", False)),
+}
+#: The line a statements-only example is wrapped in (one line above the example, so reported
+#: lines are shifted back by one).
+_EXAMPLE_WRAPPER = "__device__ void example() {"
+
+
+def is_build_file_check(check: Check) -> bool:
+    """True for checks reported in CMake files and Makefiles (ids ``HP3xxx``)."""
+    return check.id.startswith(BUILD_FILE_CHECK_PREFIX)
+
+
+def example_findings(check: Check, rules: RuleSet) -> list[str]:
+    """What hipport reports for ``check`` on the check's own example: compiler-style lines
+    (``example.cu:1:12: HP1103 [warning] ...``), or [] when the example needs more context than
+    one file gives (a file that is not UTF-8, precise mode, a file name CMake cannot list).
+
+    The example is written to a temporary folder as ``example.cu`` (build-file checks: as
+    ``CMakeLists.txt``, then as ``Makefile``) and checked as ``hipport check`` would (also as
+    the body of a device function, for an example made of statements), then with ``--fix``, then
+    with ``--launch-syntax hip``, until the check fires. Lines and columns are the example's own.
+    """
+    import tempfile
+
+    from .convert import ConvertOptions, check_tree
+
+    runs = _EXAMPLE_RUNS["build" if is_build_file_check(check) else "source"]
+    with tempfile.TemporaryDirectory(prefix="hipport-example-") as folder:
+        for name, fix, launch_syntax, wrap in runs:
+            path = Path(folder) / name
+            path.write_text(f"{_EXAMPLE_WRAPPER}\n{check.example}\n}}\n" if wrap else check.example + "\n",
+                            encoding="utf-8")
+            report = check_tree(Path(folder), ConvertOptions(fix=fix, launch_syntax=launch_syntax, jobs=1,
+                                                             target_libs=rules.target_libs), rules)
+            path.unlink()
+            lines = [f"{f.path}:{f.line - wrap}:{f.column}: {f.rule_id} [{f.severity}] {f.message}"
+                     for f in report.findings if f.rule_id == check.id and f.line > wrap]
+            if lines:
+                return lines
+    return []
+
+
+def render_check(check: Check, rules: RuleSet | None = None) -> str:
+    """The Markdown page of one check (also what ``hipport explain`` prints): what it finds,
+    shown as the finding hipport reports on the check's example (:func:`example_findings`),
+    why it matters, the example, what to write instead, and how to suppress it in the kind of
+    file it is reported in.
+
+    Args:
+        check: the check.
+        rules: the loaded rules (default: the shipped ones).
+    """
+    rules = rules or default_rules()
+    return _environment().get_template("rule.md.j2").render(
+        check=check, reported=example_findings(check, rules),
+        comment="#" if is_build_file_check(check) else "//",
+        files="CMake files and Makefiles" if is_build_file_check(check) else "C, C++ and CUDA sources")
 
 
 def rule_pages(rules: RuleSet) -> dict[str, str]:
     """Map file name (relative to ``docs/rules``) -> Markdown text, for every check."""
     checks = sorted(rules.checks.values(), key=lambda c: c.id)
-    pages = {f"{c.id}.md": render_check(c) for c in checks}
+    pages = {f"{c.id}.md": render_check(c, rules) for c in checks}
     pages["README.md"] = _environment().get_template("rules-index.md.j2").render(checks=checks)
     return pages
 

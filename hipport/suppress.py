@@ -1,7 +1,8 @@
 """Which findings are reported: inline suppressions, fingerprints and baselines.
 
 * ``// hipport: ignore[HP1001]`` (or ``ignore[HP1001, HP2003]``, or a bare ``hipport: ignore``
-  for every check) on the line of a finding, or alone on the line above it, suppresses it.
+  for every check) on the line of a finding, or alone on the line above it, suppresses it; in
+  CMake files and Makefiles the comment is ``# hipport: ignore[HP3003]``.
 * A finding's fingerprint hashes its path, check id, CUDA name and the text of its line
   (blanks stripped), so it survives code moving up or down the file.
 * A baseline file (``hipport check --write-baseline FILE``) records the fingerprints of the
@@ -38,16 +39,22 @@ def _ids_suppressed_on(line: bytes) -> set[str] | None:
     return {part.strip().decode() for part in match.group(1).split(b",") if part.strip()}
 
 
-def _is_comment_only(line: bytes) -> bool:
-    return line.lstrip().startswith((b"//", b"/*"))
+#: How a line that is only a comment starts, in C/C++/CUDA sources and in build files (CMake
+#: files and Makefiles, where ``# hipport: ignore[HP3003]`` is the marker).
+SOURCE_COMMENTS = (b"//", b"/*")
+BUILD_FILE_COMMENTS = (b"#",)
 
 
-def filter_and_fingerprint(findings: list[Finding], source: bytes) -> list[Finding]:
+def filter_and_fingerprint(findings: list[Finding], source: bytes,
+                           comment_starts: tuple[bytes, ...] = SOURCE_COMMENTS) -> list[Finding]:
     """Drop suppressed findings and give the others their fingerprint.
 
     Args:
         findings: findings of one file (1-based lines).
         source: that file's bytes.
+        comment_starts: how a comment-only line starts in this kind of file
+            (:data:`SOURCE_COMMENTS`, or :data:`BUILD_FILE_COMMENTS` for CMake files and Makefiles):
+            a marker on such a line suppresses findings on the line below it.
     """
     if not findings:
         return findings
@@ -58,7 +65,7 @@ def filter_and_fingerprint(findings: list[Finding], source: bytes) -> list[Findi
         line = lines[index] if 0 <= index < len(lines) else b""
         above = lines[index - 1] if index >= 1 else b""
         suppressed = _ids_suppressed_on(line)
-        if suppressed is None and _is_comment_only(above):
+        if suppressed is None and above.lstrip().startswith(comment_starts):
             suppressed = _ids_suppressed_on(above)
         if suppressed and ("*" in suppressed or finding.rule_id in suppressed or finding.rule_name in suppressed):
             continue
