@@ -20,6 +20,7 @@ from .cmake import DEFAULT_OFFLOAD_ARCHS, validate_offload_archs
 from .config import ConfigError, ProjectConfig, load_config
 from .convert import LAUNCH_SYNTAXES, REPORT_MARKDOWN, ConvertOptions, check_paths, convert_tree
 from .discover import DiscoveryError
+from .manifest import ManifestError
 from .emit import atomic_write
 from .findings import SEVERITIES
 from .formats import FORMATS, render
@@ -67,7 +68,7 @@ def _input_errors(writes: bool = True):
     signal.signal(signal.SIGTERM, _terminate)
     try:
         yield
-    except (DiscoveryError, RuleError, ConfigError, BaselineError) as error:
+    except (DiscoveryError, RuleError, ConfigError, BaselineError, ManifestError) as error:
         raise InputError(str(error)) from None
     except OSError as error:
         where = f"{error.filename}: " if error.filename else ""
@@ -108,7 +109,8 @@ def _precise_options(precise: bool, compile_commands, include_dirs, defines, cud
 
 
 def _options(config: ProjectConfig, exclude, launch_syntax, offload_arch, jobs, fix: bool = False,
-             precise: PreciseOptions | None = None, target_libs: str | None = None) -> ConvertOptions:
+             precise: PreciseOptions | None = None, target_libs: str | None = None,
+             force: bool = False) -> ConvertOptions:
     """Command-line values, else ``[tool.hipport]`` values, else the defaults."""
     target_libs = _choice(config, "target-libs", target_libs, TARGET_LIBS, "hip")
     launch = launch_syntax or config.get("launch-syntax", "chevron")
@@ -116,7 +118,8 @@ def _options(config: ProjectConfig, exclude, launch_syntax, offload_arch, jobs, 
         raise InputError(f"{config.path}: [tool.hipport] launch-syntax must be one of {', '.join(LAUNCH_SYNTAXES)}")
     archs = _split_archs(offload_arch or config.get("offload-arch") or DEFAULT_OFFLOAD_ARCHS)
     return ConvertOptions(exclude=tuple(config.get("exclude", [])) + tuple(exclude), launch_syntax=launch,
-                          offload_archs=archs, jobs=jobs, fix=fix, precise=precise, target_libs=target_libs)
+                          offload_archs=archs, jobs=jobs, fix=fix, precise=precise, target_libs=target_libs,
+                          force=force)
 
 
 def _choice(config: ProjectConfig, key: str, value: str | None, choices, default: str) -> str:
@@ -165,11 +168,14 @@ def _with_common_options(function):
 @click.option("--offload-arch", "offload_arch", default=None, metavar="LIST",
               help="Default CMAKE_HIP_ARCHITECTURES of the generated CMake build, ';' or ',' separated "
                    f"(default: {';'.join(DEFAULT_OFFLOAD_ARCHS)}).")
+@click.option("--force", is_flag=True,
+              help="Replace outputs edited by hand since the last conversion into OUT, and remove stale ones "
+                   "even when edited (default: keep them and report HP0005/HP0006).")
 @click.option("--fix", is_flag=True,
               help="Also apply the safe wavefront-size rewrites: 32-bit ballot and mask variables widened to 64 bits, "
                    "32/31/>>5 on threadIdx to warpSize arithmetic; and delete the register keyword (an error in C++17).")
 @_with_common_options
-def convert(src: Path, out_text: str, offload_arch: str | None, fix: bool, exclude: tuple[str, ...],
+def convert(src: Path, out_text: str, offload_arch: str | None, force: bool, fix: bool, exclude: tuple[str, ...],
             launch_syntax: str | None, jobs: int, fmt: str | None, config_path: Path | None, quiet: bool,
             precise: bool, compile_commands: Path | None, include_dirs, defines, cuda_path: Path | None,
             target_libs: str | None) -> None:
@@ -189,7 +195,8 @@ def convert(src: Path, out_text: str, offload_arch: str | None, fix: bool, exclu
     with _input_errors():
         config = load_config(src, config_path)
         options = _options(config, exclude, launch_syntax, offload_arch, jobs, fix,
-                           _precise_options(precise, compile_commands, include_dirs, defines, cuda_path), target_libs)
+                           _precise_options(precise, compile_commands, include_dirs, defines, cuda_path), target_libs,
+                           force=force)
         fmt = _choice(config, "format", fmt, FORMATS, "text")
         rules = default_rules(options.target_libs)
         with _progress_bar(quiet) as progress:

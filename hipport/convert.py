@@ -27,6 +27,7 @@ from .parse import new_parser
 from .report import FileSummary, Report
 from .rules import RuleSet, default_rules
 from .precise import PreciseOptions, PreciseUnavailable, analyze_precise, merge, session_for
+from .manifest import KEPT_EDITED, OutputGuard, read_manifest
 from .suppress import BUILD_FILE_COMMENTS, filter_and_fingerprint
 from .unknown_names import FileNames, TreeNames
 
@@ -48,6 +49,8 @@ class ConvertOptions:
         precise: run the libclang pass too (``--precise``, see :mod:`hipport.precise`).
         offload_archs: default ``CMAKE_HIP_ARCHITECTURES`` of the generated CMake build.
         jobs: worker processes (0: one per CPU core).
+        force: replace outputs edited by hand since the last conversion into OUT, and remove
+            stale ones even when edited (``--force``; see :mod:`hipport.manifest`).
         target_libs: ``hip`` or ``roc`` (``--target-libs``); recorded in the report. The rules
             passed to :func:`convert_tree` must be loaded for the same target
             (``default_rules(target_libs)``, which is what happens when none are passed).
@@ -60,6 +63,7 @@ class ConvertOptions:
     offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS
     jobs: int = 0
     target_libs: str = "hip"
+    force: bool = False
 
 
 @dataclass(slots=True)
@@ -73,6 +77,8 @@ class PortedFile:
     defines_main: bool = False
     uses_hip: bool = False
     cuda_names: FileNames | None = None
+    write_status: str = ""  # what OutputGuard.write did (hipport.manifest), when written into OUT
+    record: str = ""  # the SHA-256 the manifest records for the output
 
 
 def _line_count(data: bytes) -> int:
@@ -172,30 +178,33 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
 _worker_state: dict = {}
 
 
-def _init_worker(rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str], out: Path | None) -> None:
-    _worker_state.update(rules=rules, parser=new_parser(), options=options, tree_files=tree_files, out=out)
+def _init_worker(rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str], guard: OutputGuard | None) -> None:
+    _worker_state.update(rules=rules, parser=new_parser(), options=options, tree_files=tree_files, guard=guard)
 
 
 def _port_and_write(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str],
-                    parser, out: Path | None) -> PortedFile:
-    """Port one file and, when ``out`` is given, write it there; the returned PortedFile then
-    carries no content (only the summary travels back to the parent process). Build files
-    (CMake, Makefiles) are not written here: :func:`_migrate_build_files` migrates them once
-    every file is ported, so they come back with their content."""
+                    parser, guard: OutputGuard | None) -> PortedFile:
+    """Port one file and, when ``guard`` is given, write it into its OUT (unless unchanged or
+    edited by hand there, see :mod:`hipport.manifest`); the returned PortedFile then carries no
+    content (only the summary and the write's outcome travel back to the parent process).
+    Build files (CMake, Makefiles) are not written here: :func:`_migrate_build_files` migrates
+    them once every file is ported, so they come back with their content."""
     ported = port_file(file, rules, options, tree_files, parser)
-    if out is not None and build_file_kind(file.rel) is None:
-        atomic_write(out / file.out_rel, ported.output, file.mode)
+    if guard is not None and build_file_kind(file.rel) is None:
+        ported.write_status = guard.write(file.out_rel, ported.output, file.mode)
+        ported.record = guard.written.get(file.out_rel, "")
         ported.output = b""
     return ported
 
 
 def _port_in_worker(file: TreeFile) -> PortedFile:
     s = _worker_state
-    return _port_and_write(file, s["rules"], s["options"], s["tree_files"], s["parser"], s["out"])
+    return _port_and_write(file, s["rules"], s["options"], s["tree_files"], s["parser"], s["guard"])
 
 
-def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet, out: Path | None) -> Iterator[PortedFile]:
-    """Port (and write into ``out``, unless None) every file, in parallel for large trees.
+def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet,
+              guard: OutputGuard | None) -> Iterator[PortedFile]:
+    """Port (and write through ``guard``, unless None) every file, in parallel for large trees.
 
     In parallel, files are handed out largest first, a few at a time, so no worker is left with
     a long tail; results then come in that order, not in the order of ``files``.
@@ -206,10 +215,10 @@ def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet, ou
     if jobs == 1 or size < _PARALLEL_THRESHOLD_BYTES:
         parser = new_parser()
         for file in files:
-            yield _port_and_write(file, rules, options, tree_files, parser, out)
+            yield _port_and_write(file, rules, options, tree_files, parser, guard)
         return
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
-                             initargs=(rules, options, tree_files, out)) as pool:
+                             initargs=(rules, options, tree_files, guard)) as pool:
         largest_first = sorted(files, key=lambda f: -f.size)
         yield from pool.map(_port_in_worker, largest_first, chunksize=4)
 
@@ -224,10 +233,10 @@ def _new_report(src: Path, out: Path | None, options: ConvertOptions, rules: Rul
 
 
 def _migrate_build_files(build_files: list[PortedFile], gpu_cxx_sources: frozenset[str], options: ConvertOptions,
-                         rules: RuleSet, out: Path | None) -> bool:
+                         rules: RuleSet, guard: OutputGuard | None) -> bool:
     """Migrate the CMake files and Makefiles among the ported files (see :mod:`hipport.buildfiles`):
-    their summaries get the findings (suppressions applied) and, when ``out`` is given, the
-    migrated files are written there.
+    their summaries get the findings (suppressions applied) and, when ``guard`` is given, the
+    migrated files are written into its OUT (an output edited by hand there is kept, HP0005).
 
     Returns:
         True when a migrated CMake file includes the platform module (OUT must hold it).
@@ -241,8 +250,8 @@ def _migrate_build_files(build_files: list[PortedFile], gpu_cxx_sources: frozens
         summary.converted = True
         summary.lines = _line_count(ported.output)
         summary.findings = filter_and_fingerprint(result.findings, ported.output, BUILD_FILE_COMMENTS)
-        if out is not None:
-            atomic_write(out / ported.file.out_rel, result.output, ported.file.mode)
+        if guard is not None and guard.write(ported.file.out_rel, result.output, ported.file.mode) == KEPT_EDITED:
+            summary.findings.append(_finding(rules, "output-edited", summary.path, 1, 1, output=ported.file.out_rel))
     return any(result.includes_platform_module for result in migrated)
 
 
@@ -267,7 +276,7 @@ def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: Rul
     files = discover(src, None, list(options.exclude))
     report = _new_report(src, None, options, rules)
     build_files, gpu_cxx, names = [], set(), cuda_names or TreeNames(rules)
-    for done, ported in enumerate(_port_all(files, options, rules, None), 1):
+    for done, ported in enumerate(_port_all(files, options, rules, guard=None), 1):
         report.files.append(ported.summary)
         names.add(ported.summary, ported.cuda_names)
         if build_file_kind(ported.file.rel):
@@ -331,7 +340,10 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
 
     Args:
         src: a CUDA source file or folder (never written to).
-        out: the output folder (created; existing files of the same names are replaced).
+        out: the output folder (created). Converting again into an OUT hipport wrote leaves
+            unchanged outputs untouched, keeps outputs edited by hand (HP0005) and removes the
+            outputs of deleted or renamed sources (see :mod:`hipport.manifest`); without a
+            manifest there, existing files of the same names are replaced.
         options: see :class:`ConvertOptions`.
         rules: loaded rules (default: the shipped ones).
         progress: called after each file with (files done so far, files in all).
@@ -342,6 +354,8 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
     Raises:
         hipport.discover.DiscoveryError: bad SRC/OUT combination (nothing written).
         hipport.rules.RuleError: invalid rule data (nothing written).
+        hipport.manifest.ManifestError: OUT holds a hipport-manifest.json that is not one
+            (nothing written).
         OSError: a file could not be read or written (files written so far are complete).
     """
     started = time.perf_counter()
@@ -350,12 +364,17 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
         raise ValueError(f"rules loaded for --target-libs={rules.target_libs}, options say {options.target_libs}")
     files = discover(src, out, list(options.exclude))
     result = ConversionResult(_new_report(src, out, options, rules))
+    guard = OutputGuard(out, read_manifest(out) if out.is_dir() else None, options.force)
     units: list[UnitInfo] = []
     build_files, gpu_cxx, cuda_names = [], set(), TreeNames(rules)
-    for done, ported in enumerate(_port_all(files, options, rules, out), 1):
+    for done, ported in enumerate(_port_all(files, options, rules, guard), 1):
         file = ported.file
         result.written.append(file.out_rel)
         result.report.files.append(ported.summary)
+        if ported.record:
+            guard.written[file.out_rel] = ported.record
+        if ported.write_status == KEPT_EDITED:
+            ported.summary.findings.append(_finding(rules, "output-edited", file.rel, 1, 1, output=file.out_rel))
         cuda_names.add(ported.summary, ported.cuda_names)
         if file.convert and file.is_unit:
             units.append(UnitInfo(file.out_rel, ported.defines_main, ported.uses_hip))
@@ -366,7 +385,7 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
         if progress:
             progress(done, len(files))
     # SRC's build files are migrated, not copied; they include the platform module when they use CUDA
-    needs_platform_module = _migrate_build_files(build_files, frozenset(gpu_cxx), options, rules, out)
+    needs_platform_module = _migrate_build_files(build_files, frozenset(gpu_cxx), options, rules, guard)
     cuda_names.report()  # unknown CUDA names the tree does not define (HP2008)
     result.report.files.sort(key=lambda s: s.path)
     units.sort(key=lambda u: u.out_rel)
@@ -380,7 +399,7 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
         listed = [u for u in units if cmake_listable(u.out_rel)]
         cmake_text = generate_cmake(name, out, listed, frozenset(result.written), list(options.offload_archs),
                                     read_makefile_facts(src) if src.is_dir() else None)
-        atomic_write(out / "CMakeLists.txt", cmake_text.encode("utf-8", "surrogateescape"))
+        _write_generated(result, guard, rules, "CMakeLists.txt", cmake_text.encode("utf-8", "surrogateescape"))
         result.written.append("CMakeLists.txt")
         result.report.generated.append("CMakeLists.txt")
         # the generated build includes the platform module (so does a migrated CMake build)
@@ -389,10 +408,16 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
         # units using texture/surface functions (HP1210 in them or their headers): no gfx94x there
         images = units_reaching(out, [u.out_rel for u in units], frozenset(result.written),
                                 {s.output for s in result.report.files if any(f.rule_id == "HP1210" for f in s.findings)})
-        atomic_write(out / PLATFORM_MODULE, render_platform_module(options.offload_archs, image_sources=images)
-                     .encode("utf-8"))
+        _write_generated(result, guard, rules, PLATFORM_MODULE,
+                         render_platform_module(options.offload_archs, image_sources=images).encode("utf-8"))
         result.written.append(PLATFORM_MODULE)
         result.report.generated.append(PLATFORM_MODULE)
+    # outputs of sources deleted or renamed since the last conversion into OUT
+    _removed, kept = guard.stale_outputs()
+    for rel in kept:
+        result.report.files.append(FileSummary(path=rel, output=rel, converted=False, findings=[
+            _finding(rules, "stale-output-kept", rel, 1, 1, output=rel)]))
+    result.report.files.sort(key=lambda s: s.path)
     result.report.seconds = time.perf_counter() - started
     # File names that are not UTF-8 reach Python as surrogate escapes: the Markdown keeps their
     # bytes, the JSON writes them as \udcXX escapes (still valid JSON).
@@ -401,4 +426,14 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
     for name, data in reports:
         atomic_write(out / name, data)
         result.written.append(name)
+    guard.save()
     return result
+
+
+def _write_generated(result: ConversionResult, guard: OutputGuard, rules: RuleSet, rel: str, data: bytes) -> None:
+    """Write a file hipport generates (CMakeLists.txt, the platform module) through ``guard``;
+    one edited by hand since the last conversion is kept, with its finding (HP0005) listed
+    under the output's own path, as it has no source file."""
+    if guard.write(rel, data) == KEPT_EDITED:
+        result.report.files.append(FileSummary(path=rel, output=rel, converted=False, findings=[
+            _finding(rules, "output-edited", rel, 1, 1, output=rel)]))

@@ -263,6 +263,8 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "not-utf8": frozenset({"name", "bad_line"}),
     "unsupported-encoding": frozenset({"name", "encoding"}),
     "cmake-unlistable": frozenset({"name", "output"}),
+    "output-edited": frozenset({"name", "output"}),
+    "stale-output-kept": frozenset({"name", "output"}),
     "inline-ptx": frozenset({"name", "statement", "instructions", "equivalents"}),
     "inline-ptx-manual": frozenset({"name", "statement", "instructions", "equivalents"}),
     "launch-kept": frozenset({"name", "reason"}),

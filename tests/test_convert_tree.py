@@ -38,7 +38,8 @@ def test_tree_is_mirrored_with_cu_renamed_and_other_files_copied(tmp_path):
     out = tmp_path / "out"
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == [
         "CMakeLists.txt", "a/kernels/helper.cuh", "a/kernels/util.hip", "a/main.cpp", "b/util.hip",
-        "cmake/HipportPlatform.cmake", "data.bin", "hipport-report.json", "hipport-report.md", "notes.txt", "run.sh",
+        "cmake/HipportPlatform.cmake", "data.bin", "hipport-manifest.json", "hipport-report.json", "hipport-report.md",
+        "notes.txt", "run.sh",
     ]
     assert (out / "a/kernels/util.hip").read_text() == (
         "#include <hip/hip_runtime.h>\n__global__ void k(int* p) { p[0] = 1; }\n")
@@ -65,8 +66,8 @@ def test_exclude_uses_gitignore_patterns(tmp_path):
     src = _source_tree(tmp_path / "src")
     convert_tree(src, tmp_path / "out", ConvertOptions(exclude=("b/", "*.bin", "!notes.txt", "a/**/helper.cuh")))
     names = sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*") if p.is_file())
-    assert names == ["CMakeLists.txt", "a/kernels/util.hip", "a/main.cpp", "cmake/HipportPlatform.cmake", "hipport-report.json",
-                     "hipport-report.md", "notes.txt", "run.sh"]
+    assert names == ["CMakeLists.txt", "a/kernels/util.hip", "a/main.cpp", "cmake/HipportPlatform.cmake",
+                     "hipport-manifest.json", "hipport-report.json", "hipport-report.md", "notes.txt", "run.sh"]
 
 
 def test_output_inside_source_is_refused_unless_excluded(tmp_path):
@@ -99,7 +100,7 @@ def test_converting_a_converted_tree_changes_nothing(tmp_path):
     first, second = tmp_path / "first", tmp_path / "second"
     convert_tree(CORPUS, first, ConvertOptions(launch_syntax="hip"))
     convert_tree(first, second, ConvertOptions(launch_syntax="hip"))
-    reports = {"hipport-report.json", "hipport-report.md"}
+    reports = {"hipport-report.json", "hipport-report.md", "hipport-manifest.json"}
     one = {k: v for k, v in tree_digest(first).items() if k not in reports}
     two = {k: v for k, v in tree_digest(second).items() if k not in reports}
     assert one == two

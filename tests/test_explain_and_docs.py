@@ -36,7 +36,7 @@ def test_every_check_example_shows_its_finding():
 
     rules = default_rules()
     silent = sorted(c.id for c in rules.checks.values() if not example_findings(c, rules))
-    assert silent == ["HP0002", "HP0003", "HP0004", "HP1301"]
+    assert silent == ["HP0002", "HP0003", "HP0004", "HP0005", "HP0006", "HP1301"]
 
 
 def test_explain_shows_a_real_finding_and_the_suppression_for_its_file_type():
