@@ -163,8 +163,11 @@ def _with_common_options(function):
 
 @main.command()
 @click.argument("src", type=click.Path(path_type=Path))
-@click.option("-o", "--output", "out_text", required=True, type=str, metavar="OUT",
-              help="Folder to write the HIP tree, CMake build and reports into.")
+@click.option("-o", "--output", "out_text", default=None, type=str, metavar="OUT",
+              help="Folder to write the HIP tree, CMake build and reports into (required unless --diff).")
+@click.option("--diff", "show_diff", is_flag=True,
+              help="Print a unified diff of what the conversion would change (source -> port) and write nothing; "
+                   "exit 1 when something would change.")
 @click.option("--offload-arch", "offload_arch", default=None, metavar="LIST",
               help="Default CMAKE_HIP_ARCHITECTURES of the generated CMake build, ';' or ',' separated "
                    f"(default: {';'.join(DEFAULT_OFFLOAD_ARCHS)}).")
@@ -175,7 +178,8 @@ def _with_common_options(function):
               help="Also apply the safe wavefront-size rewrites: 32-bit ballot and mask variables widened to 64 bits, "
                    "32/31/>>5 on threadIdx to warpSize arithmetic; and delete the register keyword (an error in C++17).")
 @_with_common_options
-def convert(src: Path, out_text: str, offload_arch: str | None, force: bool, fix: bool, exclude: tuple[str, ...],
+def convert(src: Path, out_text: str | None, show_diff: bool, offload_arch: str | None, force: bool, fix: bool,
+            exclude: tuple[str, ...],
             launch_syntax: str | None, jobs: int, fmt: str | None, config_path: Path | None, quiet: bool,
             precise: bool, compile_commands: Path | None, include_dirs, defines, cuda_path: Path | None,
             target_libs: str | None) -> None:
@@ -184,8 +188,18 @@ def convert(src: Path, out_text: str, offload_arch: str | None, force: bool, fix
     OUT receives the ported tree (.cu files become .hip), a CMakeLists.txt when SRC has none,
     and the migration report: hipport-report.md (Markdown) and hipport-report.json.
 
-    Exit status: 0 done, 2 bad usage or input, 130 interrupted.
+    With --diff, nothing is written: the diff goes to standard output.
+
+    Exit status: 0 done (--diff: nothing would change), 1 --diff: something would change,
+    2 bad usage or input, 130 interrupted.
     """
+    if show_diff:
+        if out_text is not None:
+            raise InputError("--diff writes nothing, so it takes no -o")
+        _convert_diff(src, exclude, launch_syntax, offload_arch, jobs, fix, config_path, quiet, target_libs)
+        return
+    if out_text is None:
+        raise InputError("give the output folder with -o OUT (or use --diff to see what would change)")
     if not str(out_text):
         raise InputError("the output folder (-o) is empty")
     if out_text == "-":
@@ -210,6 +224,27 @@ def convert(src: Path, out_text: str, offload_arch: str | None, force: bool, fix
         click.echo(f"report: {out / REPORT_MARKDOWN}")
     else:
         click.echo(render(result.report, rules, fmt), nl=False)
+
+
+def _convert_diff(src: Path, exclude, launch_syntax, offload_arch, jobs, fix: bool, config_path, quiet: bool,
+                  target_libs) -> None:
+    """``convert --diff``: the unified diff of the port on standard output, nothing written;
+    exit 1 when a file would change."""
+    from .convert import check_tree
+    from .diffs import tree_diff
+
+    with _input_errors(writes=False):
+        config = load_config(src, config_path)
+        options = _options(config, exclude, launch_syntax, offload_arch, jobs, fix, None, target_libs)
+        outputs: dict = {}
+        check_tree(src, options, default_rules(options.target_libs), outputs=outputs)
+    diff, changed = tree_diff(outputs)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(diff)
+    sys.stdout.buffer.flush()
+    if not quiet:
+        click.echo(f"hipport: {plural(changed, 'file')} of {len(outputs):,} would change; nothing was written", err=True)
+    sys.exit(1 if changed else 0)
 
 
 @main.command()

@@ -233,7 +233,7 @@ def _new_report(src: Path, out: Path | None, options: ConvertOptions, rules: Rul
 
 
 def _migrate_build_files(build_files: list[PortedFile], gpu_cxx_sources: frozenset[str], options: ConvertOptions,
-                         rules: RuleSet, guard: OutputGuard | None) -> bool:
+                         rules: RuleSet, guard: OutputGuard | None, outputs: dict | None = None) -> bool:
     """Migrate the CMake files and Makefiles among the ported files (see :mod:`hipport.buildfiles`):
     their summaries get the findings (suppressions applied) and, when ``guard`` is given, the
     migrated files are written into its OUT (an output edited by hand there is kept, HP0005).
@@ -250,18 +250,24 @@ def _migrate_build_files(build_files: list[PortedFile], gpu_cxx_sources: frozens
         summary.converted = True
         summary.lines = _line_count(ported.output)
         summary.findings = filter_and_fingerprint(result.findings, ported.output, BUILD_FILE_COMMENTS)
+        if outputs is not None:
+            outputs[ported.file.rel] = (ported.file.out_rel, ported.output, result.output)
         if guard is not None and guard.write(ported.file.out_rel, result.output, ported.file.mode) == KEPT_EDITED:
             summary.findings.append(_finding(rules, "output-edited", summary.path, 1, 1, output=ported.file.out_rel))
     return any(result.includes_platform_module for result in migrated)
 
 
 def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: RuleSet | None = None,
-               progress: Callable[[int, int], None] | None = None, *, cuda_names: TreeNames | None = None) -> Report:
+               progress: Callable[[int, int], None] | None = None, *, cuda_names: TreeNames | None = None,
+               outputs: dict[str, tuple[str, bytes, bytes]] | None = None) -> Report:
     """Analyse the file or tree ``src`` as :func:`convert_tree` would, writing nothing.
 
     Args:
         cuda_names: gathers the unknown CUDA names (HP2008) of several calls, which the caller
             reports once (:func:`check_paths`); None: this call reports them.
+        outputs: when given, filled with what a conversion would write for each converted
+            source and build file: path relative to SRC -> (output path relative to OUT,
+            original bytes, ported bytes) (``convert --diff``).
 
     Returns:
         The report (``output`` is None); suppressed findings are already left out.
@@ -279,6 +285,8 @@ def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: Rul
     for done, ported in enumerate(_port_all(files, options, rules, guard=None), 1):
         report.files.append(ported.summary)
         names.add(ported.summary, ported.cuda_names)
+        if outputs is not None and ported.file.convert and not build_file_kind(ported.file.rel):
+            outputs[ported.file.rel] = (ported.file.out_rel, ported.file.source.read_bytes(), ported.output)
         if build_file_kind(ported.file.rel):
             build_files.append(ported)
         elif (ported.file.convert and ported.file.is_unit and ported.uses_hip
@@ -286,7 +294,7 @@ def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: Rul
             gpu_cxx.add(ported.file.rel)
         if progress:
             progress(done, len(files))
-    _migrate_build_files(build_files, frozenset(gpu_cxx), options, rules, None)
+    _migrate_build_files(build_files, frozenset(gpu_cxx), options, rules, None, outputs)
     if cuda_names is None:
         names.report()  # unknown CUDA names the tree does not define (HP2008)
     report.files.sort(key=lambda s: s.path)
