@@ -31,12 +31,13 @@ def test_every_check_has_a_page_with_all_sections():
 
 def test_every_check_example_shows_its_finding():
     """Each page shows the finding hipport really reports on the page's example; only checks that
-    depend on what one example file cannot carry (its encoding, its name, --precise) do not."""
+    depend on what one example file cannot carry (other files, its encoding or name, an earlier
+    conversion, --precise) do not."""
     from hipport.docs import example_findings
 
     rules = default_rules()
     silent = sorted(c.id for c in rules.checks.values() if not example_findings(c, rules))
-    assert silent == ["HP0002", "HP0003", "HP0004", "HP0005", "HP0006", "HP1301"]
+    assert silent == ["HP0002", "HP0003", "HP0004", "HP0005", "HP0006", "HP1215", "HP1301"]
 
 
 def test_explain_shows_a_real_finding_and_the_suppression_for_its_file_type():
@@ -45,10 +46,10 @@ def test_explain_shows_a_real_finding_and_the_suppression_for_its_file_type():
             "example.cu:1:26: HP1103 [warning] threadIdx.x % 32: the literal 32 assumes 32-wide warps\n"
             "example.cu:2:27: HP1103 [warning] threadIdx.x >> 5: the literal 5 assumes 32-wide warps\n```\n") in warp
     assert "Suppress one finding with a comment on its line, or alone on the line above it: `// hipport: ignore[HP1103]`." in warp
-    cmake = CliRunner().invoke(main, ["explain", "nvcc-flag-kept"]).output
+    cmake = CliRunner().invoke(main, ["explain", "nvcc-flag-dropped"]).output
     assert "Severity: **warning** (reported in CMake files and Makefiles)" in cmake
     assert "```cmake\n" in cmake
-    assert "`# hipport: ignore[HP3003]`" in cmake
+    assert "`# hipport: ignore[HP3010]`" in cmake
 
 
 def test_build_file_findings_are_suppressed_with_hash_comments(tmp_path):
@@ -59,13 +60,13 @@ def test_build_file_findings_are_suppressed_with_hash_comments(tmp_path):
     (src / "CMakeLists.txt").write_text(
         "cmake_minimum_required(VERSION 3.21)\nproject(app LANGUAGES CXX CUDA)\n"
         "add_executable(app main.cu)\n"
-        "target_compile_options(app PRIVATE --maxrregcount=64)  # hipport: ignore[HP3003]\n"
-        "# hipport: ignore[nvcc-flag-kept]\n"
+        "target_compile_options(app PRIVATE --maxrregcount=64)  # hipport: ignore[HP3010]\n"
+        "# hipport: ignore[nvcc-flag-dropped]\n"
         "target_compile_options(app PRIVATE --maxrregcount=32)\n"
         "target_compile_options(app PRIVATE --maxrregcount=16)\n")
     (src / "main.cu").write_text("__global__ void k() {}\nint main() { k<<<1, 1>>>(); }\n")
     report = check_tree(src)
-    assert [(f.line, f.rule_id) for f in report.findings if f.rule_id == "HP3003"] == [(7, "HP3003")]
+    assert [(f.line, f.rule_id) for f in report.findings if f.rule_id == "HP3010"] == [(7, "HP3010")]
 
 
 def test_template_text():
