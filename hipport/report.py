@@ -26,8 +26,10 @@ EFFORT_GRADES = (("high", 12), ("medium", 4), ("low", 1), ("none", 0))
 def effort(findings) -> str:
     """Grade the manual work a file needs: ``none``, ``low``, ``medium`` or ``high`` (see
     :data:`EFFORT_POINTS` and :data:`EFFORT_GRADES`)."""
-    score = sum(EFFORT_POINTS[f.severity] for f in findings)
+    score = _effort_score(findings)
     return next(grade for grade, floor in EFFORT_GRADES if score >= floor)
+
+
 #: Most characters of the Markdown report: GitHub refuses comments over 65,536 characters; the
 #: margin leaves room for a heading or footer that a CI step adds around the report.
 MARKDOWN_BUDGET = 60_000
@@ -261,6 +263,7 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
 
 
 def _effort_score(findings) -> int:
+    """Effort points of a file's findings (:data:`EFFORT_POINTS`)."""
     return sum(EFFORT_POINTS[f.severity] for f in findings)
 
 
