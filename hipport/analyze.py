@@ -39,7 +39,7 @@ from .register_keyword import analyze_register_keyword
 from .signatures import report_signatures
 from .overloads import analyze_overloads
 from .group_members import analyze_group_members
-from .warp import analyze_warps
+from .warp import WarpTree, analyze_warps
 from .launch_spacing import LAUNCH_OPEN, analyze_launch_spacing
 from .macro_asm import analyze_macro_asm
 from .vector_macros import analyze_vector_macros
@@ -660,6 +660,7 @@ def analyze_file(
     launch_syntax: str = "chevron",
     fix: bool = False,
     resolve_header: HeaderResolver = lambda name: None,
+    warp_tree: WarpTree | None = None,
 ) -> FileAnalysis:
     """Port one parsed file.
 
@@ -672,6 +673,7 @@ def analyze_file(
         launch_syntax: ``"chevron"`` keeps ``<<<...>>>``; ``"hip"`` emits ``hipLaunchKernelGGL``.
         fix: also apply the safe wavefront-size rewrites (see :mod:`hipport.warp`).
         resolve_header: see :data:`HeaderResolver`.
+        warp_tree: the tree-wide --fix decisions on shared warp-size names (:func:`hipport.warp.warp_tree`).
 
     Returns:
         A :class:`FileAnalysis`; nothing is written.
@@ -688,7 +690,7 @@ def analyze_file(
         analyze_macro_asm(ctx)
     if b"main" in source:
         _find_main(ctx)
-    analyze_warps(ctx, fix)
+    analyze_warps(ctx, fix, warp_tree)
     ctx.result.cuda_names = collect_cuda_names(ctx)
     analyze_collisions(ctx)
     analyze_cutil(ctx)

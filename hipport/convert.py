@@ -30,6 +30,7 @@ from .precise import PreciseOptions, PreciseUnavailable, analyze_precise, merge,
 from .manifest import KEPT_EDITED, OutputGuard, read_manifest
 from .suppress import BUILD_FILE_COMMENTS, filter_and_fingerprint
 from .unknown_names import FileNames, TreeNames
+from .warp import WarpTree, warp_tree
 
 REPORT_MARKDOWN = "hipport-report.md"
 REPORT_JSON = "hipport-report.json"
@@ -122,8 +123,9 @@ def _finding(rules: RuleSet, check_name: str, path: str, line: int, column: int,
 
 
 def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str],
-              parser=None) -> PortedFile:
-    """Read, parse and port one file (no writing).
+              parser=None, warp_tree: WarpTree | None = None) -> PortedFile:
+    """Read, parse and port one file (no writing); ``warp_tree``: the tree's --fix decisions on
+    warp-size names shared between files (:func:`_warp_tree`).
 
     Raises:
         OSError: the file cannot be read.
@@ -148,6 +150,7 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
     analysis = analyze_file(
         file.rel, data, tree, rules, is_cuda_unit=file.is_cuda_unit,
         launch_syntax=options.launch_syntax, fix=options.fix, resolve_header=_HeaderResolver(tree_files, file.rel),
+        warp_tree=warp_tree,
     )
     findings = analysis.findings
     try:
@@ -178,18 +181,20 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
 _worker_state: dict = {}
 
 
-def _init_worker(rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str], guard: OutputGuard | None) -> None:
-    _worker_state.update(rules=rules, parser=new_parser(), options=options, tree_files=tree_files, guard=guard)
+def _init_worker(rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str], guard: OutputGuard | None,
+                 warp_tree: WarpTree | None = None) -> None:
+    _worker_state.update(rules=rules, parser=new_parser(), options=options, tree_files=tree_files, guard=guard,
+                         warp_tree=warp_tree)
 
 
 def _port_and_write(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str],
-                    parser, guard: OutputGuard | None) -> PortedFile:
+                    parser, guard: OutputGuard | None, warp_tree: WarpTree | None = None) -> PortedFile:
     """Port one file and, when ``guard`` is given, write it into its OUT (unless unchanged or
     edited by hand there, see :mod:`hipport.manifest`); the returned PortedFile then carries no
     content (only the summary and the write's outcome travel back to the parent process).
     Build files (CMake, Makefiles) are not written here: :func:`_migrate_build_files` migrates
     them once every file is ported, so they come back with their content."""
-    ported = port_file(file, rules, options, tree_files, parser)
+    ported = port_file(file, rules, options, tree_files, parser, warp_tree)
     if guard is not None and build_file_kind(file.rel) is None:
         ported.write_status = guard.write(file.out_rel, ported.output, file.mode)
         ported.record = guard.written.get(file.out_rel, "")
@@ -199,7 +204,28 @@ def _port_and_write(file: TreeFile, rules: RuleSet, options: ConvertOptions, tre
 
 def _port_in_worker(file: TreeFile) -> PortedFile:
     s = _worker_state
-    return _port_and_write(file, s["rules"], s["options"], s["tree_files"], s["parser"], s["guard"])
+    return _port_and_write(file, s["rules"], s["options"], s["tree_files"], s["parser"], s["guard"], s["warp_tree"])
+
+
+def _warp_tree(files: list[TreeFile], options: ConvertOptions, parser) -> WarpTree | None:
+    """--fix's prepass over the tree (:func:`hipport.warp.warp_tree`): a warp-size constant or a
+    device function of a header is rewritten in every file using it, or in none. Only with
+    --fix (without it nothing is rewritten, and the findings are the same). Files that cannot be
+    read or are UTF-16/32 are left to :func:`port_file`, which reports them."""
+    if not options.fix:
+        return None
+    sources = []
+    for file in files:
+        if not file.convert or build_file_kind(file.rel) is not None:
+            continue
+        try:
+            data = file.source.read_bytes()
+        except OSError:
+            continue
+        if _wide_encoding(data):
+            continue
+        sources.append((file.rel, data[len(_UTF8_BOM):] if data.startswith(_UTF8_BOM) else data))
+    return warp_tree(sources, parser)
 
 
 def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet,
@@ -212,13 +238,14 @@ def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet,
     tree_files = frozenset(f.rel for f in files)
     jobs = options.jobs or os.cpu_count() or 1
     size = sum(f.size for f in files if f.convert)
+    parser = new_parser()
+    shared = _warp_tree(files, options, parser)
     if jobs == 1 or size < _PARALLEL_THRESHOLD_BYTES:
-        parser = new_parser()
         for file in files:
-            yield _port_and_write(file, rules, options, tree_files, parser, guard)
+            yield _port_and_write(file, rules, options, tree_files, parser, guard, shared)
         return
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
-                             initargs=(rules, options, tree_files, guard)) as pool:
+                             initargs=(rules, options, tree_files, guard, shared)) as pool:
         largest_first = sorted(files, key=lambda f: -f.size)
         yield from pool.map(_port_in_worker, largest_first, chunksize=4)
 

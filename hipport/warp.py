@@ -31,8 +31,17 @@ right at widths 32 and 64. Units are unions: a warp-size constant joins every fu
 uses it (one changed definition changes them all), a function joins the functions of the same
 file it calls, and a file-scope declaration with an assumption (``constexpr int kWarps = kBlock /
 kWarpSize;``) joins the functions that use its names. A call to a function named like a
-wavefront helper (``lane_id``, ``warp_sum``) that is defined in another file is an item with no
-fix: its width is decided there. A full-mask constant outside functions is a unit of its own
+wavefront helper (``lane_id``, ``warp_sum``) that is defined outside the converted tree is an
+item with no fix: its width is decided there.
+
+Across files (:func:`warp_tree`, a prepass of ``convert --fix`` over the whole tree, before any
+file is decided): a warp-size constant or define of a header, and a device function of a
+header, that other files of the tree use are *tree keys*. Every unit of any file that defines
+or uses one joins it, so the header and all its users are rewritten together or not at all:
+one item with no fix anywhere leaves every unit of every file joined to it, each with an
+HP1111 naming the file and function that blocked it. The data still flows one way: the
+prepass scans each file as this pass would and decides the keys; each file is then ported on
+its own with those decisions (:class:`WarpTree`). A full-mask constant outside functions is a unit of its own
 (widening it is right at both widths). A unit is
 rewritten only when every item in it has a fix; the edits are then applied and each reported as
 HP1107. Otherwise nothing in the unit is changed, its findings are reported as without --fix and
@@ -67,9 +76,10 @@ constant expression is needed):
   ``constexpr``/``const`` warp-size constant keeps its definition and its uses are rewritten
   the same way (to ``warpSize`` at run time). Any other constant-expression use (template
   argument, ``static_assert``, ``constexpr`` initialiser, ``case`` label, ``#if``, another macro),
-  a use in host code, a define in a header (files that include it decide) or a define with no
-  use in its file leaves the constant and every function using it as written; so does a
-  function using a warp-size name defined in another file;
+  a use in host code, a define in a header or a define with no use in its file (unless other
+  files of the converted tree use it: then their uses decide, see above) leaves the constant and
+  every function using it as written; so does a
+  function using a warp-size name defined outside the tree;
 * ``warpSize`` sizing an array follows the same rule (``HIPPORT_WAVEFRONT_MAX``/``_MIN``); any
   other constant-expression use of ``warpSize`` leaves the function.
 """
@@ -259,8 +269,8 @@ class _Locals:
 class _Scan:
     """Collects the items of one file, then reports or fixes them unit by unit."""
 
-    def __init__(self, ctx: WarpContext, fix: bool):
-        self.ctx, self.fix = ctx, fix
+    def __init__(self, ctx: WarpContext, fix: bool, tree: "WarpTree | None" = None):
+        self.ctx, self.fix, self.tree = ctx, fix, tree
         self.items: list[_Item] = []
         self.links: list[tuple[object, object]] = []
         self._locals: dict[int, _Locals] = {}
@@ -430,6 +440,11 @@ class _Scan:
             function = node.child_by_field_name("function")
             if function is not None and function.type in ("identifier", "qualified_identifier", "template_function"):
                 calls.append((node, self.text(function).split("<")[0].split("::")[-1].strip()))
+        if self.tree is not None:  # functions of this header other files call: one fate across the tree
+            for name, same in definitions.items():
+                if self.tree.functions.get(name) == self.ctx.path:
+                    for node in same:
+                        self.links.append((node.start_byte, ("tree", "function", name)))
         for same in definitions.values():  # overloads and specializations share their fate
             for other in same[1:]:
                 self.links.append((same[0].start_byte, other.start_byte))
@@ -438,6 +453,12 @@ class _Scan:
             for callee in definitions.get(name, ()):
                 if caller is not None and callee.start_byte != caller.start_byte:
                     self.links.append((caller.start_byte, callee.start_byte))
+            shared = self.tree.functions.get(name) if self.tree is not None else None
+            if caller is not None and name not in definitions and shared is not None and shared != self.ctx.path:
+                # an item with nothing to rewrite: the caller is reported when the helper is left
+                self.add(_Item(caller.start_byte, call, None, name, {}, []))
+                self.links.append((caller.start_byte, ("tree", "function", name)))
+                continue
             if caller is not None and name not in definitions and not name.startswith("__") and _WARP_HELPER.search(name):
                 self.add(_Item(caller.start_byte, call, None, name, {}, None,
                                f"it calls {name} (line {call.start_point[0] + 1}), defined in another file: --fix "
@@ -541,8 +562,17 @@ class _Scan:
                 if node.type in ("comment", "string_content", "string_literal"):
                     continue
                 defined.setdefault(match.group(1).decode(), (what, match, node))
+        tree = self.tree.constants if self.tree is not None else {}
         for name, (what, match, node) in defined.items():
-            self.constants[name] = ("constant", name)
+            shared = tree.get(name)
+            self.constants[name] = ("tree", "constant", name) if shared is not None and shared[1] == ctx.path \
+                else ("constant", name)
+        # Warp-size constants a header of the tree defines (WarpTree): their uses here are
+        # rewritten with every other use in the tree, or none is.
+        for name, (what, path) in tree.items():
+            if name not in defined and path != ctx.path and name.encode() in source:
+                self.constants[name] = ("tree", "constant", name)
+                self.warp_constant(name, what, None, None)
         for name, (what, match, node) in defined.items():
             self.warp_constant(name, what, match, node)
         for match in _WARP_ASSERT.finditer(source):
@@ -580,15 +610,20 @@ class _Scan:
                            f"{name} (line {node.start_point[0] + 1}) is a warp-size constant that --fix cannot rewrite "
                            "here (not `= 32` in this file)"))
 
-    def warp_constant(self, name: str, what: str, match: re.Match, node: tree_sitter.Node) -> None:
+    def warp_constant(self, name: str, what: str, match: re.Match | None, node: tree_sitter.Node | None) -> None:
+        """The definition of the warp-size constant ``name`` (``match``/``node``; None when a
+        header of the tree defines it and this file only uses it) and its uses in this file."""
         ctx, source = self.ctx, self.ctx.source
         unit = self.constants[name]
-        definition = _Item(unit, node, "warp-size-constant", name, {"what": what}, label=f"the definition of {name}")
-        self.add(definition)
+        shared = unit[0] == "tree"
+        definition = None
+        if match is not None:
+            definition = _Item(unit, node, "warp-size-constant", name, {"what": what}, label=f"the definition of {name}")
+            self.add(definition)
         is_macro = what == "macro"
         uses, needs_block = [], False
         for use in re.finditer(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])", source):
-            if match.start() <= use.start() < match.end():
+            if match is not None and match.start() <= use.start() < match.end():
                 continue
             token = ctx.node_at(use.start(), use.end())
             if token.type in _CODE_SKIP:
@@ -599,11 +634,11 @@ class _Scan:
                 self.links.append((("file", use.start()), unit))
                 continue
             uses.append(token)
-        if not uses:
+        if definition is not None and not uses and not shared:
             definition.fixes = None
             definition.reason = f"{name} is not used in this file: the files that use it decide what it must be"
             return
-        if ctx.path.lower().endswith(_HEADER_SUFFIXES):
+        if definition is not None and ctx.path.lower().endswith(_HEADER_SUFFIXES) and not shared:
             definition.fixes = None
             definition.reason = f"{name} is defined in a header: the files that include it use it too"
         for token in uses:
@@ -620,7 +655,7 @@ class _Scan:
                 else:
                     needs_block = True
                     item.fixes = [self.fix_of(token.start_byte, token.end_byte, replacement,
-                                              f"the array size {name}", token, block=not is_macro)]
+                                              f"the array size {name}", token, block=not is_macro or definition is None)]
                 continue
             if context is not None:
                 item.fixes, item.reason = None, f"{name} is used as {context} (line {line})"
@@ -641,7 +676,7 @@ class _Scan:
                                           f"({left} + {width} - 1) / {width}".encode(), "the wavefront count", token)]
             elif not is_macro:
                 item.fixes = [self.fix_of(token.start_byte, token.end_byte, b"warpSize", "the warp size", token)]
-        if is_macro and definition.fixes is not None:
+        if is_macro and definition is not None and definition.fixes is not None:
             end = source.find(b"\n", match.end())
             end = len(source) if end < 0 else end + 1
             definition.fixes = [self.fix_of(match.start(2), match.end(2), b"warpSize", f"the macro {name}", node)]
@@ -896,7 +931,9 @@ class _Scan:
                 item.reason = f"warpSize is used as {context} (line {token.start_point[0] + 1})"
 
     # Decide and emit --------------------------------------------------------------------------
-    def resolve(self) -> None:
+    def groups(self) -> list[tuple[list[_Item], set[tuple]]]:
+        """The units of this file joined by their links: (items, tree keys) per group, where a
+        tree key (``("tree", "constant" | "function", name)``) is a name shared with other files."""
         parent: dict[object, object] = {}
 
         def find(key):
@@ -913,10 +950,32 @@ class _Scan:
         groups: dict[object, list[_Item]] = {}
         for item in self.items:
             groups.setdefault(find(item.unit), []).append(item)
+        keys: dict[object, set[tuple]] = {}
+        for key in list(parent):
+            if isinstance(key, tuple) and key and key[0] == "tree":
+                keys.setdefault(find(key), set()).add(key)
+        return [(items, keys.get(root, set())) for root, items in groups.items()]
+
+    def blocker(self, items: list[_Item]) -> tuple[str, int, str] | None:
+        """The first item of a group with no rewrite: (where, line, reason), or None."""
+        item = next((i for i in items if i.fixes is None), None)
+        if item is None:
+            return None
+        at = item.at if hasattr(item.at, "start_byte") else None
+        function = self.function_of(at) if at is not None else None
+        line = (at.start_point[0] if at is not None else self.ctx.source.count(b"\n", 0, item.at[0])) + 1
+        where = self.function_name(function) if function is not None else (item.label or f"the file-scope code at line {line}")
+        return where, line, item.reason
+
+    def resolve(self) -> None:
         block_at: int | None = None
         newline = b"\r\n" if b"\r\n" in self.ctx.source else b"\n"
-        for items in groups.values():
+        blocked = self.tree.blocked if self.tree is not None and self.tree.blocked is not None else {}
+        for items, keys in self.groups():
             fixable = all(item.fixes is not None for item in items)
+            shared_reason = next((blocked[key] for key in sorted(keys) if key in blocked), None)
+            if shared_reason is not None:
+                fixable = False
             if self.fix and fixable:
                 done = set()
                 for item in items:
@@ -941,7 +1000,6 @@ class _Scan:
                     self.ctx.report(item.check, item.at, name=item.name, **item.fields)
             if self.fix:
                 blocker = next((item for item in items if item.fixes is None), None)
-                reason = blocker.reason if blocker is not None else ""
                 reported = set()
                 for item in items:
                     function = self.function_of(item.at) if hasattr(item.at, "start_byte") else None
@@ -952,7 +1010,7 @@ class _Scan:
                     own = next((other for other in items if other.fixes is None and function is not None
                                 and hasattr(other.at, "start_byte")
                                 and function.start_byte <= other.at.start_byte < function.end_byte), None)
-                    reason = own.reason if own is not None else (blocker.reason if blocker is not None else "")
+                    reason = own.reason if own is not None else (blocker.reason if blocker is not None else shared_reason)
                     where = (self.function_name(function) if function is not None
                              else item.label or f"the file-scope code at line {item.at.start_point[0] + 1}")
                     at = function.child_by_field_name("declarator") if function is not None else item.at
@@ -1208,14 +1266,159 @@ class _MaskFunction:
                        f"(line {start.start_point[0] + 1}), which --fix cannot widen to 64 bits")
 
 
-def analyze_warps(ctx: WarpContext, fix: bool = False) -> None:
+def analyze_warps(ctx: WarpContext, fix: bool = False, tree: WarpTree | None = None) -> None:
     """Run every wavefront-size check on one file (edits and findings go into ``ctx.result``).
 
     Args:
         ctx: the file being analysed (see :class:`WarpContext`).
         fix: apply ``--fix``'s rewrites, all or nothing per function (see the module docstring),
             instead of only reporting the assumptions.
+        tree: what :func:`warp_tree` found across the tree (the warp-size constants and device
+            functions of its headers, and which of them --fix must leave); None: this file is
+            decided on its own, and names from other files are never rewritten.
     """
-    scan = _Scan(ctx, fix)
+    scan = _Scan(ctx, fix, tree)
     scan.run()
     scan.resolve()
+
+
+@dataclass
+class WarpTree:
+    """The warp-size names a tree shares between files, and the tree-wide --fix decision on them.
+
+    Attributes:
+        constants: warp-size constant name -> (``"macro"`` or ``"constant"``, the header that
+            defines it as 32): ``#define WARP_SIZE 32``, ``constexpr int kWarpSize = 32;``.
+        functions: device function name -> the header that defines it (``lane_id``, ``warp_sum``).
+        blocked: tree key (``("tree", "constant" | "function", name)``) -> why --fix must leave
+            every unit that uses it, in any file; a key not in it is rewritten with all its
+            users. None while the tree is being collected.
+    """
+
+    constants: dict[str, tuple[str, str]]
+    functions: dict[str, str]
+    blocked: dict[tuple, str] | None = None
+
+
+class _TreeContext:
+    """A :class:`WarpContext` for the tree pass: findings and edits are dropped."""
+
+    def __init__(self, path: str, source: bytes, root: tree_sitter.Node):
+        self.path, self.source, self.root = path, source, root
+        self.result = type("_Result", (), {})()
+        self.result.edits = []
+
+    def node_at(self, start: int, end: int) -> tree_sitter.Node:
+        return self.root.descendant_for_byte_range(start, end)
+
+    def text(self, node: tree_sitter.Node) -> bytes:
+        return self.source[node.start_byte:node.end_byte]
+
+    def report(self, check_name: str, node_or_point, name: str = "", **fields: str) -> None:
+        pass
+
+
+def _describe(key: tuple) -> str:
+    return f"the warp-size constant {key[2]}" if key[1] == "constant" else f"the function {key[2]}"
+
+
+def warp_tree(sources, parser) -> WarpTree | None:
+    """The prepass of --fix over a whole tree: the warp-size constants and device functions its
+    headers define, and which of them every file using them can rewrite.
+
+    A warp-size constant of a header, and a device function of a header called from other files,
+    join the units (functions, file-scope declarations) of every file that uses them: --fix
+    rewrites them all, in every file, or none of them. Each file is scanned as
+    :func:`analyze_warps` would scan it; a group of units with an assumption no rewrite is
+    known for (or that no other file may change: a name two headers define) blocks every tree
+    name it touches, and through them every group of any file touching those names.
+
+    Args:
+        sources: ``(path relative to the tree, file content)`` pairs of the tree's C, C++ and
+            CUDA files (headers and sources, a UTF-8 byte-order mark already removed).
+        parser: a parser from :func:`hipport.parse.new_parser`.
+
+    Returns:
+        The :class:`WarpTree` with ``blocked`` decided, or None when no header defines a
+        warp-size constant or a device function (each file is then decided on its own).
+    """
+    sources = list(sources)
+    constants: dict[str, tuple[str, str]] = {}
+    functions: dict[str, str] = {}
+    twice: set[str] = set()
+    parsed: dict[str, tree_sitter.Node] = {}
+    for path, source in sources:
+        if not path.lower().endswith(_HEADER_SUFFIXES) or not (b"__device__" in source or _WARP_SIZE_CORE.search(source)):
+            continue
+        root = parser.parse(source).root_node
+        parsed[path] = root
+        ctx = _TreeContext(path, source, root)
+        scan = _Scan(ctx, True)
+        for pattern, what in ((_WARP_DEFINE, "macro"), (_WARP_CONSTANT, "constant")):
+            for match in pattern.finditer(source):
+                name = match.group(1).decode()
+                if what == "constant" and not _WARP_SIZE_WORD.match(name):
+                    continue
+                node = ctx.node_at(match.start(1), match.end(1))
+                if node.type in ("comment", "string_content", "string_literal") or scan.function_of(node) is not None:
+                    continue
+                if name in constants and constants[name][1] != path:
+                    twice.add(name)
+                constants.setdefault(name, (what, path))
+        for node in _query(_DEFINITIONS, root) if b"__device__" in source else ():
+            if scan.is_device(node):
+                name = scan.function_name(node).split("::")[-1]
+                if name in functions and functions[name] != path:
+                    twice.add(name)
+                functions.setdefault(name, path)
+    # Only names another file of the tree uses are shared: a header used by no other file here
+    # keeps the rule of a lone header (the files including it, elsewhere, decide).
+    def used_elsewhere(name: str, home: str) -> bool:
+        word = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])")
+        return any(path != home and name.encode() in source and word.search(source) for path, source in sources)
+
+    constants = {name: entry for name, entry in constants.items() if used_elsewhere(name, entry[1])}
+    functions = {name: home for name, home in functions.items() if used_elsewhere(name, home)}
+    if not constants and not functions:
+        return None
+    tree = WarpTree(constants, functions)
+    names = [n.encode() for n in (*constants, *functions)]
+    # Every file using one of the names: its groups, each with the tree keys it touches.
+    groups: list[tuple[str, set[tuple], tuple[str, int, str] | None]] = []
+    for path, source in sources:
+        if not any(n in source for n in names):
+            continue
+        root = parsed.get(path) or parser.parse(source).root_node
+        ctx = _TreeContext(path, source, root)
+        scan = _Scan(ctx, True, tree)
+        scan.run()
+        for items, keys in scan.groups():
+            if keys:
+                groups.append((path, keys, scan.blocker(items)))
+    parent: dict[tuple, tuple] = {}
+
+    def find(key):
+        parent.setdefault(key, key)
+        while parent[key] != key:
+            parent[key] = parent[parent[key]]
+            key = parent[key]
+        return key
+
+    for _, keys, _ in groups:
+        first, *rest = sorted(keys)
+        for key in rest:
+            parent[find(key)] = find(first)
+    reasons: dict[tuple, str] = {}
+    for name in sorted(twice):
+        for kind in ("constant", "function"):
+            key = ("tree", kind, name)
+            reasons.setdefault(find(key), f"{_describe(key)} is defined in more than one header, so --fix cannot tell "
+                                          "which definition a file uses")
+    for path, keys, blocker in sorted(groups, key=lambda g: (g[0], g[2][1] if g[2] else 0)):
+        if blocker is not None:
+            where, line, reason = blocker
+            shared = sorted(keys)[0]
+            reasons.setdefault(find(shared), f"it shares {_describe(shared)} with {path}, where --fix left {where} "
+                                             f"(line {line}) as written: {reason}")
+    tree.blocked = {key: reasons[find(key)] for key in list(parent) if find(key) in reasons}
+    return tree

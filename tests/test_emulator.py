@@ -289,9 +289,11 @@ def ported(tmp_path_factory):
 
 
 _WAVE64_KNOWN_WRONG = {
-    "warp_shuffle_scan": "the --fix port keeps 32-wide warp arithmetic (kWarpSize = 32, warp_id() == 0 branches with "
-                         "a full 64-bit mask): at wave 64 HIP's mask check traps, and with NDEBUG compaction and "
-                         "histogram are wrong (issue 11 points 3-4, hipport/warp.py)",
+    "warp_shuffle_scan": "--fix leaves the whole tree as written (kWarpSize and lane_id() of its header tie every "
+                         "function into one unit, blocked by rank_in_warp's ballot stored through an unsigned int*, "
+                         "constexpr kWarps/kBins = ... kWarpSize, and the histogram's 32 bins owned by lanes 0-31, "
+                         "which no rewrite rule can make right at width 64): at wave 64 HIP's mask check traps "
+                         "(issue 11, hipport/warp.py, docs/emulator.md)",
 }
 
 

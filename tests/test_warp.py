@@ -317,8 +317,11 @@ def _function_spans(text: str) -> list[tuple[int, int]]:
 
 def test_corpus_warp_shuffle_scan_is_left_where_its_header_decides(tmp_path):
     """corpus/projects/warp_shuffle_scan keeps its warp size in a header (kWarpSize), which the
-    .cu files use through lane_id() and friends: --fix rewrites none of its functions (the
-    full mask constant, right at both widths, is still widened) and says why for each."""
+    .cu files use directly and through lane_id() and friends: the tree pass of --fix joins every
+    function of the tree into one unit, which some uses block (a ballot stored through a
+    32-bit pointer in rank_in_warp, kWarpSize in constexpr initialisers such as kBins =
+    kWarpSize, the histogram's bins = lanes): --fix rewrites none of its functions (the full
+    mask constant, right at both widths, is still widened) and says why for each."""
     from helpers import CORPUS_PROJECTS
     report = convert_tree(CORPUS_PROJECTS / "warp_shuffle_scan", tmp_path / "out", ConvertOptions(fix=True)).report
     assert [(f.path, f.line, f.message) for f in report.findings if f.rule_id == "HP1107"] == [
@@ -342,6 +345,10 @@ def test_corpus_warp_shuffle_scan_is_left_where_its_header_decides(tmp_path):
         ("src/scan.cu", 23, "--fix left the file-scope code at line 23"),
         ("src/scan.cu", 28, "--fix left scan_tiles"),
     ]
+    reasons = {(f.path, f.line): f.message.split(" as written: ")[1] for f in report.findings if f.rule_id == "HP1111"}
+    assert reasons[("src/histogram.cu", 20)] == "kWarpSize is used as a constexpr initialiser (line 17)"
+    assert reasons[("include/scan/warp_primitives.cuh", 14)] == (
+        "the lane mask `ballot` is used in `*ballot_out = ballot;` (line 63), which --fix cannot widen to 64 bits")
     ported = (tmp_path / "out" / "src" / "compact.hip").read_text()
     assert "        const unsigned int ballot = __ballot_sync(kFullMask, keep);\n" in ported
 
@@ -526,3 +533,43 @@ def test_named_full_mask_constants_outside_functions(tmp_path):
         "constexpr unsigned long long kFullMask = 0xffffffffffffffffULL;",
         "#define FULL_MASK 0xffffffffffffffffULL",
     ]
+
+
+TREE_FIXTURES = Path(__file__).parent / "fixtures" / "warp_tree"
+
+
+def _tree_findings(report) -> list[str]:
+    return [f"{f.path}:{f.line}:{f.column} {f.rule_id} {f.message}" for f in report.findings if f.rule_id.startswith("HP11")]
+
+
+def test_header_warp_size_constant_is_fixed_with_its_uses_in_other_files(tmp_path):
+    """tests/fixtures/warp_tree/header_constant: kWarpSize and the helpers built on it live in a
+    header, the kernel using them (and kWarpSize, for the number of warps) in a .cu file. The
+    tree pass of --fix (hipport.warp.warp_tree) sees every use of the constant and every caller
+    of the helpers: the header and the kernel are rewritten together."""
+    expected = TREE_FIXTURES / "header_constant.expected"
+    report = convert_tree(TREE_FIXTURES / "header_constant", tmp_path / "out", ConvertOptions(fix=True)).report
+    for rel in ("include/warp_util.cuh", "src/main.hip"):
+        assert (tmp_path / "out" / rel).read_text() == (expected / rel).read_text(), rel
+    assert _tree_findings(report) == (expected / "findings-fix.txt").read_text().splitlines()
+
+
+def test_header_warp_size_constant_with_one_unfixable_use_is_left_everywhere(tmp_path):
+    """tests/fixtures/warp_tree/header_constant_host: the same tree, but main() also prints
+    kBlock / kWarpSize in host code, which has no warpSize. The constant ties the header's
+    helpers, block_sum and main into one unit: --fix changes nothing in any of them (the output
+    is the port without --fix), and each reports HP1111 naming the use that blocked it."""
+    src = TREE_FIXTURES / "header_constant_host"
+    fixed = convert_tree(src, tmp_path / "fix", ConvertOptions(fix=True)).report
+    convert_tree(src, tmp_path / "port", ConvertOptions(fix=False))
+    for rel in ("include/warp_util.cuh", "src/main.hip"):
+        assert (tmp_path / "fix" / rel).read_text() == (tmp_path / "port" / rel).read_text(), rel
+    header = (tmp_path / "fix" / "include" / "warp_util.cuh").read_text()
+    assert "    return threadIdx.x % kWarpSize;\n" in header
+    assert "    for (int o = kWarpSize / 2; o > 0; o >>= 1) {\n" in header
+    kernel = (tmp_path / "fix" / "src" / "main.hip").read_text()
+    assert "    __shared__ float partial[32];\n" in kernel
+    assert "lane_id() < blockDim.x / kWarpSize ? partial[lane_id()] : 0.0f" in kernel
+    assert _tree_findings(fixed) == (TREE_FIXTURES / "header_constant_host.findings-fix.txt").read_text().splitlines()
+    assert all(f.severity == "error" for f in fixed.findings if f.rule_id == "HP1111")
+    assert not [f for f in fixed.findings if f.rule_id == "HP1107"]

@@ -140,3 +140,40 @@ def test_left_as_written_stays_wrong_at_width_64_and_is_reported(ports):
     assert result.returncode == 1
     assert result.stdout.endswith("Test FAILED\n")
     assert run(fixed, 32).stdout == reference("ballot_out_param")
+
+
+TREE_FIXTURES = Path(__file__).parent / "fixtures" / "warp_tree"
+
+
+@pytest.fixture(scope="module")
+def tree_ports(tmp_path_factory):
+    """tests/fixtures/warp_tree/header_constant converted without and with --fix (folders)."""
+    root = tmp_path_factory.mktemp("warp-tree-ports")
+    for fix in (False, True):
+        convert_tree(TREE_FIXTURES / "header_constant", root / ("fix" if fix else "port"), ConvertOptions(fix=fix))
+    return root / "port", root / "fix"
+
+
+HEADER_CONSTANT_OUTPUT = ("block 0: sum -51.0 (expected -51.0)\n"
+                          "block 1: sum -27.0 (expected -27.0)\n"
+                          "block 2: sum 98.0 (expected 98.0)\n"
+                          "block 3: sum -80.0 (expected -80.0)\n"
+                          "Test PASSED\n")
+
+
+def test_header_constant_unfixed_is_right_at_32_and_traps_at_64(tree_ports):
+    """kWarpSize = 32 in a header: at width 64 only lanes 0-31 of the first wavefront pass
+    ``warp_id() == 0`` and call the header's full-mask shuffle, which HIP traps on."""
+    narrow = run(tree_ports[0], 32)
+    assert (narrow.returncode, narrow.stdout) == (0, HEADER_CONSTANT_OUTPUT)
+    result = run(tree_ports[0], 64)
+    assert (result.returncode, result.stdout) == (134, "")
+    assert ("include/warp_util.cuh:24: mask 0xffffffffffffffff but the lanes calling it with that mask are "
+            "0xffffffff") in result.stderr
+
+
+@pytest.mark.parametrize("wave", [64, 32])
+def test_header_constant_fixed_across_files_gives_the_reference(wave, tree_ports):
+    """--fix rewrote the header's helpers and the kernel of the other file together."""
+    result = run(tree_ports[1], wave)
+    assert (result.returncode, result.stdout) == (0, HEADER_CONSTANT_OUTPUT)
