@@ -573,3 +573,30 @@ def test_header_warp_size_constant_with_one_unfixable_use_is_left_everywhere(tmp
     assert _tree_findings(fixed) == (TREE_FIXTURES / "header_constant_host.findings-fix.txt").read_text().splitlines()
     assert all(f.severity == "error" for f in fixed.findings if f.rule_id == "HP1111")
     assert not [f for f in fixed.findings if f.rule_id == "HP1107"]
+
+
+def test_header_warp_size_define_is_fixed_with_its_uses_in_other_files(tmp_path):
+    """The WARP_SIZE case across files: the define of a header becomes warpSize, and the other
+    file's array size and wavefront count follow it (the bounds block goes into that file)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "w.cuh").write_text(
+        "#pragma once\n#define WARP_SIZE 32\n__device__ inline float wsum(float v) {\n"
+        "  for (int o = WARP_SIZE / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);\n  return v;\n}\n")
+    (src / "k.cu").write_text(
+        '#include "w.cuh"\n__global__ void k(const float* in, float* out) {\n  __shared__ float s[WARP_SIZE];\n'
+        "  const int lane = threadIdx.x % WARP_SIZE, wid = threadIdx.x / WARP_SIZE;\n  float v = wsum(in[threadIdx.x]);\n"
+        "  if (lane == 0) s[wid] = v;\n  __syncthreads();\n"
+        "  if (threadIdx.x == 0) { float t = 0; for (int w = 0; w < blockDim.x / WARP_SIZE; ++w) t += s[w]; *out = t; }\n}\n")
+    report = convert_tree(src, tmp_path / "out", ConvertOptions(fix=True)).report
+    assert (tmp_path / "out" / "w.cuh").read_text() == (
+        "#pragma once\n#define WARP_SIZE warpSize\n__device__ inline float wsum(float v) {\n"
+        "  for (int o = WARP_SIZE / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffffffffffULL, v, o);\n"
+        "  return v;\n}\n")
+    kernel = (tmp_path / "out" / "k.hip").read_text()
+    assert kernel.startswith('#include <hip/hip_runtime.h>\n#include "w.cuh"\n#ifndef HIPPORT_WAVEFRONT_MAX\n')
+    assert "  __shared__ float s[HIPPORT_WAVEFRONT_MAX];\n" in kernel
+    assert "  const int lane = threadIdx.x % WARP_SIZE, wid = threadIdx.x / WARP_SIZE;\n" in kernel
+    assert "for (int w = 0; w < (blockDim.x + WARP_SIZE - 1) / WARP_SIZE; ++w)" in kernel
+    assert [f"{f.path}:{f.line} {f.rule_id}" for f in report.findings if f.rule_id.startswith("HP11")] == [
+        "k.cu:3 HP1107", "k.cu:8 HP1107", "w.cuh:2 HP1107", "w.cuh:4 HP1101"]
