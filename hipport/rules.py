@@ -820,7 +820,7 @@ def load_user_rule_file(path: Path) -> UserRuleFile:
             for pattern in entry.get("paths", ()):
                 try:
                     pathspec.GitIgnoreSpec.from_lines([pattern])
-                except ValueError as error:
+                except (ValueError, re.error) as error:  # pathspec's pattern error; a bad [range] is re's
                     raise RuleError(path, line, f"suppressions/{index}/paths: {pattern!r} is not a gitignore-style "
                                                 f"pattern ({error})") from None
             suppressions.append(Suppression(entry["check"], names=tuple(entry.get("names", ())),
