@@ -395,7 +395,7 @@ def _include_guard(ctx: _FileContext) -> tree_sitter.Node | None:
     return guard if define_name is not None and ctx.text(define_name) == ctx.text(name) else None
 
 
-def _rewrite_includes(ctx: _FileContext, resolve_header: HeaderResolver) -> set[str]:
+def _rewrite_includes(ctx: _FileContext, resolve_header: HeaderResolver, rename_cu: bool = True) -> set[str]:
     """Map include paths; return the headers the ported file includes unconditionally (at the
     top level, or directly inside its include guard)."""
     included: dict[tuple[int, str], tree_sitter.Node] = {}
@@ -421,7 +421,7 @@ def _rewrite_includes(ctx: _FileContext, resolve_header: HeaderResolver) -> set[
             ctx.result.uses_cuda = True
             ctx.report(construct.check, path_node, name=name)
         if quoted and (project_file := resolve_header(name)) is not None:
-            if name.endswith(".cu") and project_file.endswith(".cu"):
+            if rename_cu and name.endswith(".cu") and project_file.endswith(".cu"):
                 new_name = name[:-3] + ".hip"
         else:
             mapping = ctx.rules.headers.get(name)
@@ -661,6 +661,7 @@ def analyze_file(
     fix: bool = False,
     resolve_header: HeaderResolver = lambda name: None,
     warp_tree: WarpTree | None = None,
+    rename_cu: bool = True,
 ) -> FileAnalysis:
     """Port one parsed file.
 
@@ -674,13 +675,15 @@ def analyze_file(
         fix: also apply the safe wavefront-size rewrites (see :mod:`hipport.warp`).
         resolve_header: see :data:`HeaderResolver`.
         warp_tree: the tree-wide --fix decisions on shared warp-size names (:func:`hipport.warp.warp_tree`).
+        rename_cu: ``#include "x.cu"`` of a project file follows its rename to ``x.hip``
+            (default); False when the ``.cu`` files keep their names (``convert --in-place``).
 
     Returns:
         A :class:`FileAnalysis`; nothing is written.
     """
     ctx = _FileContext(path, source, tree, rules)
     _rewrite_identifiers(ctx)
-    headers = _rewrite_includes(ctx, resolve_header) if b"include" in source else set()
+    headers = _rewrite_includes(ctx, resolve_header, rename_cu) if b"include" in source else set()
     analyze_vector_macros(ctx, resolve_header)
     if b"<<" in source and _LAUNCH.search(source):
         _rewrite_launches(ctx, launch_syntax)

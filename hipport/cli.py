@@ -25,7 +25,7 @@ from .emit import atomic_write
 from .findings import SEVERITIES
 from .formats import FORMATS, render
 from .report import plural
-from .rules import TARGET_LIBS, RuleError, default_rules
+from .rules import TARGET_LIBS, RuleError, RuleSet, default_rules, rules_for
 from .precise import PreciseOptions, PreciseUnavailable, session_for
 from .suppress import BaselineError, new_findings, read_baseline, write_baseline
 from .unknown_names import describe_unknown
@@ -149,10 +149,23 @@ _common_options = [
     click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]", help="Macro definition for --precise; repeatable."),
     click.option("--cuda-path", type=click.Path(path_type=Path, file_okay=False), default=None,
                  help="CUDA installation whose headers --precise parses with."),
+    click.option("--rules", "rules_files", multiple=True, type=click.Path(path_type=Path, dir_okay=False),
+                 metavar="FILE",
+                 help="A YAML file of your own mappings and suppressions (docs/rules-format.md), added to the "
+                      "shipped rules (your mapping wins over a shipped one); repeatable."),
     click.option("--target-libs", type=click.Choice(TARGET_LIBS), default=None,
                  help="Port CUDA libraries to HIP's portable ones (hip: hipBLAS, hipSPARSE, hipSOLVER, hipFFT, hipRAND, "
                       "hipCUB; default) or to ROCm's own (roc: rocBLAS, rocSPARSE, rocSOLVER, rocRAND, MIOpen; AMD only)."),
 ]
+
+
+def _rules(config: ProjectConfig, target_libs: str, rules_files) -> RuleSet:
+    """The shipped rules plus the user's: ``rules = [...]`` of [tool.hipport] (relative to its
+    pyproject.toml), then each --rules FILE; a file named twice is loaded once."""
+    paths: dict[Path, Path] = {}
+    for path in [*(config.resolve(p) for p in config.get("rules", [])), *rules_files]:
+        paths.setdefault(path.resolve(), path)
+    return rules_for(target_libs, paths.values())
 
 
 def _with_common_options(function):
@@ -168,6 +181,11 @@ def _with_common_options(function):
 @click.option("--diff", "show_diff", is_flag=True,
               help="Print a unified diff of what the conversion would change (source -> port) and write nothing; "
                    "exit 1 when something would change.")
+@click.option("--in-place", "in_place", is_flag=True,
+              help="Rewrite SRC itself: every file changed is first copied to FILE.hipport-bak; the reports go to "
+                   "SRC/hipport-report.md and .json. File names are kept unless --rename-cu.")
+@click.option("--rename-cu", "rename_cu", is_flag=True,
+              help="With --in-place: rename .cu files to .hip (includes and build files follow).")
 @click.option("--offload-arch", "offload_arch", default=None, metavar="LIST",
               help="Default CMAKE_HIP_ARCHITECTURES of the generated CMake build, ';' or ',' separated "
                    f"(default: {';'.join(DEFAULT_OFFLOAD_ARCHS)}).")
@@ -178,25 +196,39 @@ def _with_common_options(function):
               help="Also apply the safe wavefront-size rewrites: 32-bit ballot and mask variables widened to 64 bits, "
                    "32/31/>>5 on threadIdx to warpSize arithmetic; and delete the register keyword (an error in C++17).")
 @_with_common_options
-def convert(src: Path, out_text: str | None, show_diff: bool, offload_arch: str | None, force: bool, fix: bool,
+def convert(src: Path, out_text: str | None, show_diff: bool, in_place: bool, rename_cu: bool,
+            offload_arch: str | None, force: bool, fix: bool,
             exclude: tuple[str, ...],
             launch_syntax: str | None, jobs: int, fmt: str | None, config_path: Path | None, quiet: bool,
             precise: bool, compile_commands: Path | None, include_dirs, defines, cuda_path: Path | None,
-            target_libs: str | None) -> None:
+            rules_files: tuple[Path, ...], target_libs: str | None) -> None:
     """Port the CUDA file or tree SRC to HIP in the folder OUT (SRC is never modified).
 
     OUT receives the ported tree (.cu files become .hip), a CMakeLists.txt when SRC has none,
     and the migration report: hipport-report.md (Markdown) and hipport-report.json.
 
-    With --diff, nothing is written: the diff goes to standard output.
+    With --diff, nothing is written: the diff goes to standard output. With --in-place, SRC
+    itself is rewritten, each changed file backed up as FILE.hipport-bak first.
 
     Exit status: 0 done (--diff: nothing would change), 1 --diff: something would change,
     2 bad usage or input, 130 interrupted.
     """
+    if rename_cu and not in_place:
+        raise InputError("--rename-cu goes with --in-place (convert -o OUT always names the ports of .cu files .hip)")
+    if in_place:
+        if out_text is not None or show_diff:
+            raise InputError(f"--in-place rewrites SRC, so it takes no {'-o' if out_text is not None else '--diff'}; "
+                             "use -o OUT to write the port elsewhere, or --diff to see it without writing")
+        if force:
+            raise InputError("--force is about hand edits in -o OUT; --in-place keeps a backup of every file instead")
+        _convert_in_place(src, rename_cu, offload_arch, fix, exclude, launch_syntax, jobs, fmt, config_path, quiet,
+                          _precise_options(precise, compile_commands, include_dirs, defines, cuda_path), rules_files,
+                          target_libs)
+        return
     if show_diff:
         if out_text is not None:
             raise InputError("--diff writes nothing, so it takes no -o")
-        _convert_diff(src, exclude, launch_syntax, offload_arch, jobs, fix, config_path, quiet, target_libs)
+        _convert_diff(src, exclude, launch_syntax, offload_arch, jobs, fix, config_path, quiet, target_libs, rules_files)
         return
     if out_text is None:
         raise InputError("give the output folder with -o OUT (or use --diff to see what would change)")
@@ -212,7 +244,7 @@ def convert(src: Path, out_text: str | None, show_diff: bool, offload_arch: str 
                            _precise_options(precise, compile_commands, include_dirs, defines, cuda_path), target_libs,
                            force=force)
         fmt = _choice(config, "format", fmt, FORMATS, "text")
-        rules = default_rules(options.target_libs)
+        rules = _rules(config, options.target_libs, rules_files)
         with _progress_bar(quiet) as progress:
             result = convert_tree(src, out, options, rules, progress=progress)
     if quiet:
@@ -226,8 +258,40 @@ def convert(src: Path, out_text: str | None, show_diff: bool, offload_arch: str 
         click.echo(render(result.report, rules, fmt), nl=False)
 
 
+def _convert_in_place(src: Path, rename_cu: bool, offload_arch, fix: bool, exclude, launch_syntax, jobs, fmt,
+                      config_path, quiet: bool, precise, rules_files, target_libs) -> None:
+    """``convert --in-place`` (see :mod:`hipport.inplace`)."""
+    from dataclasses import replace
+
+    from .inplace import BACKUP_SUFFIX, InPlaceError, convert_in_place
+
+    with _input_errors():
+        config = load_config(src, config_path)
+        options = replace(_options(config, exclude, launch_syntax, offload_arch, jobs, fix, precise, target_libs),
+                          rename_cu=rename_cu)
+        fmt = _choice(config, "format", fmt, FORMATS, "text")
+        rules = _rules(config, options.target_libs, rules_files)
+        with _progress_bar(quiet) as progress:
+            try:
+                result = convert_in_place(src, options, rules, progress=progress)
+            except InPlaceError as error:
+                raise InputError(str(error)) from None
+    if quiet:
+        return
+    if result.report.found_no_cuda:
+        click.echo(result.report.no_cuda_warning(), err=True)
+    if fmt != "text":
+        click.echo(render(result.report, rules, fmt), nl=False)
+        return
+    click.echo(result.report.summary_text())
+    click.echo(f"in place: {plural(len(result.changed), 'file')} rewritten, {plural(len(result.created), 'file')} "
+               f"created, {plural(len(result.removed), 'file')} renamed away; "
+               f"{plural(len(result.backups), 'backup')} ({'*' + BACKUP_SUFFIX})")
+    click.echo(f"report: {result.root / REPORT_MARKDOWN}")
+
+
 def _convert_diff(src: Path, exclude, launch_syntax, offload_arch, jobs, fix: bool, config_path, quiet: bool,
-                  target_libs) -> None:
+                  target_libs, rules_files=()) -> None:
     """``convert --diff``: the unified diff of the port on standard output, nothing written;
     exit 1 when a file would change."""
     from .convert import check_tree
@@ -237,7 +301,7 @@ def _convert_diff(src: Path, exclude, launch_syntax, offload_arch, jobs, fix: bo
         config = load_config(src, config_path)
         options = _options(config, exclude, launch_syntax, offload_arch, jobs, fix, None, target_libs)
         outputs: dict = {}
-        check_tree(src, options, default_rules(options.target_libs), outputs=outputs)
+        check_tree(src, options, _rules(config, options.target_libs, rules_files), outputs=outputs)
     diff, changed = tree_diff(outputs)
     sys.stdout.flush()
     sys.stdout.buffer.write(diff)
@@ -263,7 +327,8 @@ def _convert_diff(src: Path, exclude, launch_syntax, offload_arch, jobs, fix: bo
 def check(srcs: tuple[Path, ...], fail_on: str | None, baseline_path: Path | None, write_baseline_path: Path | None,
           output_file: Path | None, diff_base: str | None, exclude: tuple[str, ...], launch_syntax: str | None, jobs: int,
           fmt: str | None, config_path: Path | None, quiet: bool, precise: bool, compile_commands: Path | None,
-          include_dirs, defines, cuda_path: Path | None, target_libs: str | None) -> None:
+          include_dirs, defines, cuda_path: Path | None, rules_files: tuple[Path, ...],
+          target_libs: str | None) -> None:
     """Report what in the CUDA files or trees SRC... will not port, writing nothing.
 
     Findings on a line holding `// hipport: ignore[HP1001]` (or a bare `hipport: ignore`), or
@@ -283,7 +348,7 @@ def check(srcs: tuple[Path, ...], fail_on: str | None, baseline_path: Path | Non
         fail_on = _choice(config, "fail-on", fail_on, SEVERITIES, "error")
         if baseline_path is None and config.get("baseline"):
             baseline_path = config.resolve(config.get("baseline"))
-        rules = default_rules(options.target_libs)
+        rules = _rules(config, options.target_libs, rules_files)
         with _progress_bar(quiet) as progress:
             report = check_paths(list(srcs), options, rules, progress=progress)
         if write_baseline_path is not None:

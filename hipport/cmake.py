@@ -406,7 +406,7 @@ def render_cmake(project_name: str, units: list[UnitInfo], offload_archs: list[s
     for exe in executables:
         exe["libraries"] = [library_of[lib] for lib in library_of
                             if below(lib, exe["folder"]) or lib not in reached]
-    gpu_sources = sorted(u.out_rel for u in units if u.out_rel.endswith(".hip")
+    gpu_sources = sorted(u.out_rel for u in units if u.out_rel.endswith((".hip", ".cu"))
                          or (u.uses_hip and not u.out_rel.endswith(".c")))
     languages = ["CXX"] + (["C"] if any(u.out_rel.endswith(".c") for u in units) else [])
     return _environment().get_template("CMakeLists.txt.j2").render(

@@ -12,6 +12,8 @@ options override it. Keys (all optional)::
     launch-syntax = "hip"                   # chevron | hip
     offload-arch = ["gfx90a", "gfx1100"]
     target-libs = "roc"                     # hip | roc (library names: hipBLAS... or rocBLAS...)
+    rules = ["hipport-rules.yaml"]          # your own mappings and suppressions (like --rules),
+                                            # relative to the pyproject.toml's folder
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-KNOWN_KEYS = frozenset({"exclude", "fail-on", "format", "baseline", "launch-syntax", "offload-arch", "target-libs"})
+KNOWN_KEYS = frozenset({"exclude", "fail-on", "format", "baseline", "launch-syntax", "offload-arch", "target-libs",
+                        "rules"})
 
 
 class ConfigError(ValueError):
@@ -81,7 +84,7 @@ def load_config(start: Path, explicit: Path | None = None) -> ProjectConfig:
     if unknown:
         raise ConfigError(f"{path}: unknown key(s) in [tool.hipport]: {', '.join(unknown)}; "
                           f"known: {', '.join(sorted(KNOWN_KEYS))}")
-    for key in ("exclude", "offload-arch"):
+    for key in ("exclude", "offload-arch", "rules"):
         if key in values and isinstance(values[key], str):
             values[key] = [values[key]]
         if key in values and not all(isinstance(v, str) for v in values[key]):

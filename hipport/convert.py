@@ -52,6 +52,9 @@ class ConvertOptions:
         jobs: worker processes (0: one per CPU core).
         force: replace outputs edited by hand since the last conversion into OUT, and remove
             stale ones even when edited (``--force``; see :mod:`hipport.manifest`).
+        rename_cu: ``.cu`` files become ``.hip`` in OUT, and ``#include "x.cu"`` and the build
+            files' ``.cu`` names follow (default); False keeps every name (``convert --in-place``
+            without ``--rename-cu``).
         target_libs: ``hip`` or ``roc`` (``--target-libs``); recorded in the report. The rules
             passed to :func:`convert_tree` must be loaded for the same target
             (``default_rules(target_libs)``, which is what happens when none are passed).
@@ -65,6 +68,7 @@ class ConvertOptions:
     jobs: int = 0
     target_libs: str = "hip"
     force: bool = False
+    rename_cu: bool = True
 
 
 @dataclass(slots=True)
@@ -151,6 +155,7 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
         file.rel, data, tree, rules, is_cuda_unit=file.is_cuda_unit,
         launch_syntax=options.launch_syntax, fix=options.fix, resolve_header=_HeaderResolver(tree_files, file.rel),
         warp_tree=warp_tree,
+        rename_cu=options.rename_cu,
     )
     findings = analysis.findings
     try:
@@ -271,7 +276,8 @@ def _migrate_build_files(build_files: list[PortedFile], gpu_cxx_sources: frozens
     if not build_files:
         return False
     migrated = migrate_build_files([BuildFile(p.file.rel, p.output) for p in build_files], rules,
-                                   BuildOptions(tuple(options.offload_archs), options.target_libs), gpu_cxx_sources)
+                                   BuildOptions(tuple(options.offload_archs), options.target_libs, options.rename_cu),
+                                   gpu_cxx_sources)
     for ported, result in zip(build_files, migrated):
         summary = ported.summary
         summary.converted = True
@@ -282,6 +288,19 @@ def _migrate_build_files(build_files: list[PortedFile], gpu_cxx_sources: frozens
         if guard is not None and guard.write(ported.file.out_rel, result.output, ported.file.mode) == KEPT_EDITED:
             summary.findings.append(_finding(rules, "output-edited", summary.path, 1, 1, output=ported.file.out_rel))
     return any(result.includes_platform_module for result in migrated)
+
+
+def drop_user_suppressed(report: Report, rules: RuleSet) -> None:
+    """Leave out of ``report`` the findings the user's rule files suppress (``suppressions:`` of
+    ``--rules FILE``, :class:`hipport.rules.Suppression`)."""
+    if not rules.suppressions:
+        return
+    source = Path(report.source)
+    base = source if source.is_dir() else source.parent
+    for summary in report.files:
+        if summary.findings:
+            file = (base / summary.path).resolve()
+            summary.findings = [f for f in summary.findings if not rules.suppressed(f, file)]
 
 
 def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: RuleSet | None = None,
@@ -306,7 +325,7 @@ def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: Rul
     rules = rules or default_rules(options.target_libs)
     if rules.target_libs != options.target_libs:
         raise ValueError(f"rules loaded for --target-libs={rules.target_libs}, options say {options.target_libs}")
-    files = discover(src, None, list(options.exclude))
+    files = discover(src, None, list(options.exclude), options.rename_cu)
     report = _new_report(src, None, options, rules)
     build_files, gpu_cxx, names = [], set(), cuda_names or TreeNames(rules)
     for done, ported in enumerate(_port_all(files, options, rules, guard=None), 1):
@@ -324,6 +343,7 @@ def check_tree(src: Path, options: ConvertOptions = ConvertOptions(), rules: Rul
     _migrate_build_files(build_files, frozenset(gpu_cxx), options, rules, None, outputs)
     if cuda_names is None:
         names.report()  # unknown CUDA names the tree does not define (HP2008)
+        drop_user_suppressed(report, rules)
     report.files.sort(key=lambda s: s.path)
     report.seconds = time.perf_counter() - started
     return report
@@ -356,6 +376,7 @@ def check_paths(paths: list[Path], options: ConvertOptions = ConvertOptions(), r
         if progress:
             progress(done, len(paths))
     cuda_names.report()  # after the paths were rewritten: the findings take their summary's path
+    drop_user_suppressed(report, rules)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -397,7 +418,7 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
     rules = rules or default_rules(options.target_libs)
     if rules.target_libs != options.target_libs:
         raise ValueError(f"rules loaded for --target-libs={rules.target_libs}, options say {options.target_libs}")
-    files = discover(src, out, list(options.exclude))
+    files = discover(src, out, list(options.exclude), options.rename_cu)
     result = ConversionResult(_new_report(src, out, options, rules))
     guard = OutputGuard(out, read_manifest(out) if out.is_dir() else None, options.force)
     units: list[UnitInfo] = []
@@ -422,6 +443,7 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
     # SRC's build files are migrated, not copied; they include the platform module when they use CUDA
     needs_platform_module = _migrate_build_files(build_files, frozenset(gpu_cxx), options, rules, guard)
     cuda_names.report()  # unknown CUDA names the tree does not define (HP2008)
+    drop_user_suppressed(result.report, rules)
     result.report.files.sort(key=lambda s: s.path)
     units.sort(key=lambda u: u.out_rel)
     has_cmake = any(f.rel == "CMakeLists.txt" for f in files)

@@ -99,7 +99,7 @@ def _walk_error(error: OSError) -> None:
     raise DiscoveryError(f"{error.filename}: cannot read this folder ({error.strerror})")
 
 
-def discover(src: Path, out: Path | None, exclude: list[str]) -> list[TreeFile]:
+def discover(src: Path, out: Path | None, exclude: list[str], rename_cu: bool = True) -> list[TreeFile]:
     """List the files to convert or copy, in sorted order.
 
     Args:
@@ -107,6 +107,8 @@ def discover(src: Path, out: Path | None, exclude: list[str]) -> list[TreeFile]:
         out: the output directory (checked, not created), or None when nothing is written
             (``hipport check``).
         exclude: gitignore-style patterns relative to ``src``.
+        rename_cu: ``.cu`` files go to ``.hip`` outputs (default); False keeps every name
+            (``convert --in-place`` without ``--rename-cu``).
 
     Raises:
         DiscoveryError: ``src`` does not exist or a folder of it cannot be read; ``out``
@@ -123,7 +125,7 @@ def discover(src: Path, out: Path | None, exclude: list[str]) -> list[TreeFile]:
     if src.is_file():
         rel = src.name
         info = src_abs.stat()
-        return [TreeFile(src_abs, rel, output_name(rel), Path(rel).suffix in SOURCE_SUFFIXES,
+        return [TreeFile(src_abs, rel, output_name(rel) if rename_cu else rel, Path(rel).suffix in SOURCE_SUFFIXES,
                          info.st_size, info.st_mode)]
     files: list[TreeFile] = []
     seen: dict[str, str] = {}
@@ -148,7 +150,7 @@ def discover(src: Path, out: Path | None, exclude: list[str]) -> list[TreeFile]:
                     continue
                 if not stat.S_ISREG(info.st_mode):
                     continue
-                out_rel = output_name(rel)
+                out_rel = output_name(rel) if rename_cu else rel
                 if out_rel in seen:
                     raise DiscoveryError(f"{src / rel}: would be written to {out_rel}, as {src / seen[out_rel]} is")
                 seen[out_rel] = rel

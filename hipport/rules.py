@@ -14,17 +14,19 @@ The format is documented in ``docs/rules-format.md``.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
 import re
 import string
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import fastjsonschema
+import pathspec
 import yaml
 
 from . import __version__
@@ -340,6 +342,54 @@ def _check_templates(check: Check, path: Path) -> None:
 
 
 @dataclass(frozen=True)
+class Suppression:
+    """One entry of a user rule file's ``suppressions:`` (``--rules FILE``; schema
+    ``hipport/schemas/suppressions.schema.json``): findings of a check left out of every report.
+
+    Attributes:
+        check: the check's id (``HP2008``) or name (``unknown-cuda-name``), as written.
+        check_id: the check's id (filled in by :func:`load_rules` from the catalogue).
+        names: only findings about these CUDA names (``Finding.name``); empty: any name.
+        paths: only findings in files matching one of these gitignore-style patterns, relative
+            to the folder of the rule file (as a ``.gitignore``'s are); empty: every file.
+        reason: why the project accepts these findings (free text, optional).
+        path, line: where the entry is written.
+    """
+
+    check: str
+    check_id: str = ""
+    names: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+    reason: str = ""
+    path: str = ""
+    line: int = 0
+
+    @cached_property
+    def _spec(self):
+        return pathspec.GitIgnoreSpec.from_lines(self.paths)
+
+    def covers(self, finding, file: Path) -> bool:
+        """True when ``finding`` is of this check, about one of :attr:`names` (if any), in a file
+        matching one of :attr:`paths` (if any).
+
+        Args:
+            finding: a :class:`hipport.findings.Finding`.
+            file: the absolute, resolved path of the finding's file.
+        """
+        if finding.rule_id != self.check_id:
+            return False
+        if self.names and finding.name not in self.names:
+            return False
+        if not self.paths:
+            return True
+        try:
+            inside = file.relative_to(Path(self.path).resolve().parent)
+        except ValueError:
+            return False  # a file outside the rule file's folder
+        return self._spec.match_file(inside.as_posix())
+
+
+@dataclass(frozen=True)
 class RuleSet:
     """All loaded rules.
 
@@ -357,6 +407,8 @@ class RuleSet:
         repeats: entries for a name another family's file already defines to the same effect
             (kept out of the tables above; counted with their own family).
         members: member-function name -> its :class:`GroupMember` entries (``members:``).
+        suppressions: the ``suppressions:`` of the user's rule files (``--rules``), in load order.
+        user_files: the user's rule files that were loaded (``--rules``), after :attr:`files`.
     """
 
     identifiers: dict[str, Mapping]
@@ -372,6 +424,13 @@ class RuleSet:
     calls: dict[str, tuple[CallRewrite, ...]] = field(default_factory=dict)
     repeats: tuple[Mapping, ...] = ()
     members: dict[str, tuple[GroupMember, ...]] = field(default_factory=dict)
+    suppressions: tuple[Suppression, ...] = ()
+    user_files: tuple[Path, ...] = ()
+
+    def suppressed(self, finding, file: Path) -> bool:
+        """True when a user suppression (:attr:`suppressions`) covers ``finding`` (a
+        :class:`hipport.findings.Finding`) in ``file`` (its absolute, resolved path)."""
+        return any(s.covers(finding, file) for s in self.suppressions)
 
     def target(self, mapping: Mapping) -> tuple[str | None, str]:
         """(replacement or None, status) of ``mapping`` under this rule set's ``target_libs``."""
@@ -555,6 +614,11 @@ def _parse_rule_file(path: Path, raw: bytes) -> RuleFileContent:
         _validate(path, data, node, "ptx")
         return RuleFileContent(ptx=[PtxEquivalent(**entry, path=str(path), line=_line_of(node, ["ptx", i]) or 0)
                                     for i, entry in enumerate(data["ptx"])])
+    return _parse_mappings(path, data, node)
+
+
+def _parse_mappings(path: Path, data: dict, node: yaml.Node | None) -> RuleFileContent:
+    """The content of a mapping file (``mappings:``, validated by the mappings schema)."""
     _validate(path, data, node, "mappings")
     family = data["family"]
     roc_library = data.get("roc_library", "")
@@ -706,7 +770,78 @@ def load_rule_file(path: Path) -> RuleFileContent:
     return content
 
 
-def load_rules(paths: Iterable[Path] | None = None, target_libs: str = "hip") -> RuleSet:
+#: Top-level keys of a user rule file (``--rules FILE``): a mapping file's, and ``suppressions``.
+USER_RULE_KEYS = ("family", "title", "source", "mappings", "members", "roc_library", "cpp_namespace", "suppressions")
+
+
+@dataclass
+class UserRuleFile:
+    """What a user rule file (``--rules FILE``) holds: mapping-file content (or None) and
+    suppressions (their ``check_id`` not yet resolved)."""
+
+    path: Path
+    content: RuleFileContent | None
+    suppressions: list[Suppression] = field(default_factory=list)
+
+
+def load_user_rule_file(path: Path) -> UserRuleFile:
+    """Load and validate a user's rule file (``--rules FILE``, ``rules = [...]`` in
+    ``[tool.hipport]``).
+
+    The file is YAML (read with the safe loader) holding a mapping file's keys (``family``,
+    ``title``, ``source``, ``mappings``, validated by the same schema as the shipped
+    ``rules/*.yaml``, :file:`hipport/schemas/mappings.schema.json`), ``suppressions:``
+    (:file:`hipport/schemas/suppressions.schema.json`), or both. See docs/rules-format.md.
+
+    Raises:
+        RuleError: not UTF-8, invalid YAML, a key twice, a key no user rule file has, or a
+            schema violation; the message starts ``FILE:LINE:``.
+        OSError: the file cannot be read.
+    """
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RuleError(path, None, f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
+    data, node = _load_yaml_with_lines(path, text)
+    if not isinstance(data, dict) or not data:
+        raise RuleError(path, 1, "a user rule file is a mapping holding 'mappings:' (with 'family:', 'title:' and "
+                                 "'source:') and/or 'suppressions:'")
+    for key in data:
+        if key not in USER_RULE_KEYS:
+            raise RuleError(path, _key_line(node, key),
+                            f"{key!r}: a user rule file holds mappings and suppressions only "
+                            f"(known keys: {', '.join(USER_RULE_KEYS)})")
+    suppressions = []
+    if "suppressions" in data:
+        _validate(path, {"suppressions": data["suppressions"]}, node, "suppressions")
+        for index, entry in enumerate(data["suppressions"]):
+            line = _line_of(node, ["suppressions", index]) or 0
+            for pattern in entry.get("paths", ()):
+                try:
+                    pathspec.GitIgnoreSpec.from_lines([pattern])
+                except (ValueError, re.error) as error:  # pathspec's pattern error; a bad [range] is re's
+                    raise RuleError(path, line, f"suppressions/{index}/paths: {pattern!r} is not a gitignore-style "
+                                                f"pattern ({error})") from None
+            suppressions.append(Suppression(entry["check"], names=tuple(entry.get("names", ())),
+                                            paths=tuple(entry.get("paths", ())), reason=entry.get("reason", ""),
+                                            path=str(path), line=line))
+    rest = {key: value for key, value in data.items() if key != "suppressions"}
+    content = _parse_mappings(path, rest, node) if rest else None
+    return UserRuleFile(path, content, suppressions)
+
+
+def _key_line(node: yaml.Node | None, key: str) -> int | None:
+    """The line of the top-level key ``key`` (not of its value)."""
+    if isinstance(node, yaml.MappingNode):
+        for key_node, _value in node.value:
+            if key_node.value == key:
+                return key_node.start_mark.line + 1
+    return None
+
+
+def load_rules(paths: Iterable[Path] | None = None, target_libs: str = "hip",
+               user_paths: Iterable[Path] = ()) -> RuleSet:
     """Load every rule file and index the entries.
 
     Args:
@@ -721,6 +856,14 @@ def load_rules(paths: Iterable[Path] | None = None, target_libs: str = "hip") ->
             and driver tables share the ``CUstream_st``-style structs) is accepted when both
             entries have the same effect (:func:`_same_effect`); the first file, in load order,
             keeps it.
+        user_paths: the user's rule files (``--rules``, :func:`load_user_rule_file`), loaded
+            after ``paths``: a user mapping replaces the shipped entry of the same CUDA name (the
+            user wins) or adds a name; two user files may not define one name. Their
+            suppressions must name checks of the catalogue.
+
+    Raises (also): RuleError for a user file as for :func:`load_user_rule_file`, a user family
+        id that is already defined, a name two user files define, or a suppression naming a
+        check that does not exist.
     """
     files = tuple(sorted(data_dir("rules").glob("*.yaml"))) if paths is None else tuple(paths)
     identifiers: dict[str, Mapping] = {}
@@ -775,6 +918,34 @@ def load_rules(paths: Iterable[Path] | None = None, target_libs: str = "hip") ->
                 index[key] = check
             if check.name in CHECK_FIELDS:
                 _check_templates(check, path)
+    user_files = tuple(user_paths)
+    suppressions: list[Suppression] = []
+    user_defined: dict[tuple[int, str], Mapping] = {}
+    for path in user_files:
+        user = load_user_rule_file(path)
+        for entry in user.suppressions:
+            check = checks.get(entry.check) or checks_by_name.get(entry.check)
+            if check is None:
+                close = difflib.get_close_matches(entry.check, [*checks, *checks_by_name], n=1)
+                raise RuleError(path, entry.line, f"suppressions: {entry.check!r} is not a hipport check"
+                                + (f" (did you mean {close[0]!r}?)" if close else ""))
+            suppressions.append(replace(entry, check_id=check.id))
+        if user.content is None:
+            continue
+        family = user.content.family
+        if family.id in families:
+            raise RuleError(path, 1, f"family {family.id!r} is already defined in {families[family.id].path}; "
+                                     "give your file a family id of its own")
+        families[family.id] = family
+        for member in user.content.members:
+            members.setdefault(member.cuda, []).append(member)
+        for mapping in user.content.mappings:
+            table = headers if mapping.kind == "header" else namespaces if mapping.kind == "namespace" else identifiers
+            key = (id(table), mapping.cuda)
+            if key in user_defined:
+                first = user_defined[key]
+                raise RuleError(path, mapping.line, f"{mapping.cuda!r} is already defined at {first.path}:{first.line}")
+            user_defined[key] = table[mapping.cuda] = mapping  # the user's entry wins over the shipped one
     missing = sorted(set(CHECK_FIELDS) - set(checks_by_name))
     if (paths is None or checks) and missing:
         raise RuleError(data_dir("rules") / "checks.yaml", None, f"checks missing from the catalogue: {', '.join(missing)}")
@@ -785,7 +956,7 @@ def load_rules(paths: Iterable[Path] | None = None, target_libs: str = "hip") ->
                                 f"{construct.name!r} names the check {construct.check!r}, which rules/checks.yaml lacks")
     return RuleSet(identifiers, headers, checks, checks_by_name, files, tuple(ptx), constructs, families, target_libs,
                    namespaces, {name: tuple(entries) for name, entries in calls.items()}, tuple(repeats),
-                   {name: tuple(entries) for name, entries in members.items()})
+                   {name: tuple(entries) for name, entries in members.items()}, tuple(suppressions), user_files)
 
 
 def _same_effect(first: Mapping, second: Mapping) -> bool:
@@ -799,3 +970,10 @@ def _same_effect(first: Mapping, second: Mapping) -> bool:
 def default_rules(target_libs: str = "hip") -> RuleSet:
     """The shipped rules, loaded once per process and target (see :func:`load_rules`)."""
     return load_rules(target_libs=target_libs)
+
+
+def rules_for(target_libs: str = "hip", user_paths: Iterable[Path] = ()) -> RuleSet:
+    """The shipped rules plus the user's rule files (``--rules``); :func:`default_rules` when
+    there are none. Raises as :func:`load_rules`."""
+    user_paths = tuple(user_paths)
+    return load_rules(target_libs=target_libs, user_paths=user_paths) if user_paths else default_rules(target_libs)

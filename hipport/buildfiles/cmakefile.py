@@ -102,10 +102,13 @@ class BuildOptions:
     Attributes:
         offload_archs: the AMD architectures (``gfx90a``...) that replace NVIDIA ones.
         target_libs: ``hip`` or ``roc`` (which library replaces a CUDA library).
+        rename_cu: ``.cu`` file names become ``.hip`` (default); False when the sources keep
+            their names (``convert --in-place`` without ``--rename-cu``).
     """
 
     offload_archs: tuple[str, ...]
     target_libs: str = "hip"
+    rename_cu: bool = True
 
 
 @dataclass
@@ -895,7 +898,8 @@ class _CMakeMigration:
             for pattern, new in ((_CU_SUFFIX, ".hip"), (_CU_REGEX, r"\\.hip$")):
                 for match in pattern.finditer(content):
                     self.found.uses_cuda = True
-                    self.edit(base + match.start(), base + match.end(), new)
+                    if self.options.rename_cu:
+                        self.edit(base + match.start(), base + match.end(), new)
 
     def variable_use(self, rule: NameRule, name: str, start: int, end: int, in_message: bool) -> None:
         """A variable name (``source[start:end]``) a rule matches: renamed or reported (a

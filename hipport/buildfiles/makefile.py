@@ -212,7 +212,7 @@ class _MakefileMigration:
             if line.start not in handled_lines:
                 self.map(self.words(line.start, line.code_end), False, [False])
             self.cuda_paths(line)
-            for match in _CU_NAME.finditer(self.text, line.start, line.code_end):
+            for match in _CU_NAME.finditer(self.text, line.start, line.code_end) if self.options.rename_cu else ():
                 self.edit(match.start(), match.end(), ".hip")
         self.leftovers()
         out, position = [], 0
