@@ -202,7 +202,7 @@ def convert(src: Path, out_text: str | None, show_diff: bool, in_place: bool, re
             launch_syntax: str | None, jobs: int, fmt: str | None, config_path: Path | None, quiet: bool,
             precise: bool, compile_commands: Path | None, include_dirs, defines, cuda_path: Path | None,
             rules_files: tuple[Path, ...], target_libs: str | None) -> None:
-    """Port the CUDA file or tree SRC to HIP in the folder OUT (SRC is never modified).
+    """Port the CUDA file or tree SRC to HIP in the folder OUT (SRC is modified only with --in-place).
 
     OUT receives the ported tree (.cu files become .hip), a CMakeLists.txt when SRC has none,
     and the migration report: hipport-report.md (Markdown) and hipport-report.json.

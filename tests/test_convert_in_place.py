@@ -161,3 +161,28 @@ def test_interrupted_in_place_leaves_each_file_whole_with_its_backup(src, monkey
     assert (src / "main.cpp").read_text() == MAIN and (src / "lib" / "scale.cu").read_text() == SCALE
     for name, original in (("Makefile", MAKEFILE), ("main.cpp", MAIN), ("lib/scale.cu", SCALE)):
         assert (src / (name + ".hipport-bak")).read_text() == original
+
+
+@pytest.mark.parametrize("rename", [False, True])
+def test_an_in_place_cmake_tree_builds_for_amd_with_or_without_renames(toolchain, tmp_path, monkeypatch, rename):
+    """Kept .cu names compile as HIP too: the platform module marks a target's .cu sources."""
+    monkeypatch.chdir(tmp_path)
+    root = tmp_path / "b"
+    root.mkdir()
+    (root / "main.cu").write_text("#include <cstdio>\n"
+                                  "__global__ void k(float* x) { x[threadIdx.x] = 2.0f; }\n"
+                                  "int main() { float* x; cudaMalloc(&x, 128); k<<<1, 32>>>(x);\n"
+                                  "  cudaDeviceSynchronize(); cudaFree(x); std::printf(\"ok\\n\"); }\n")
+    (root / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\nproject(b LANGUAGES CXX CUDA)\n"
+                                         "add_executable(app main.cu)\n")
+    converted = CliRunner().invoke(main, ["convert", "b", "--in-place", "-q", *(["--rename-cu"] if rename else [])])
+    assert converted.exit_code == 0, converted.output
+    source = "main.hip" if rename else "main.cu"
+    assert (root / "CMakeLists.txt").read_text() == (
+        "cmake_minimum_required(VERSION 3.21)\nproject(b LANGUAGES CXX)\n"
+        "include(${CMAKE_CURRENT_SOURCE_DIR}/cmake/HipportPlatform.cmake)\nhipport_enable_gpu_language()\n"
+        f"add_executable(app {source})\nhipport_gpu_target(app)\n")
+    built = CliRunner().invoke(main, ["build", "b", "--platform", "amd", "--offload-arch", "gfx90a", "-j", "1"])
+    assert built.exit_code == 0, built.output
+    assert built.stdout == f"built 1 executable in b/build-amd:\n  {root / 'build-amd' / 'app'}\n"
+    assert toolchain.code_object_targets(root / "build-amd" / "app") == ["hipv4-amdgcn-amd-amdhsa--gfx90a"]
