@@ -177,9 +177,13 @@ def _with_common_options(function):
 @click.option("--fix", is_flag=True,
               help="Also apply the safe wavefront-size rewrites: 32-bit ballot and mask variables widened to 64 bits, "
                    "32/31/>>5 on threadIdx to warpSize arithmetic; and delete the register keyword (an error in C++17).")
+@click.option("--compat", is_flag=True,
+              help="Keep the CUDA sources as written and add hipport_compat.h (the CUDA names the tree uses, mapped "
+                   "to HIP under HIP for AMD), CUDA-named shim headers and a CMake build of the same .cu files for "
+                   "AMD, HIP on NVIDIA or plain CUDA (docs/compat.md); --fix then makes only edits that stay CUDA.")
 @_with_common_options
 def convert(src: Path, out_text: str | None, show_diff: bool, offload_arch: str | None, force: bool, fix: bool,
-            exclude: tuple[str, ...],
+            compat: bool, exclude: tuple[str, ...],
             launch_syntax: str | None, jobs: int, fmt: str | None, config_path: Path | None, quiet: bool,
             precise: bool, compile_commands: Path | None, include_dirs, defines, cuda_path: Path | None,
             target_libs: str | None) -> None:
@@ -194,6 +198,8 @@ def convert(src: Path, out_text: str | None, show_diff: bool, offload_arch: str 
     2 bad usage or input, 130 interrupted.
     """
     if show_diff:
+        if compat:
+            raise InputError("--compat writes a tree (the sources stay as written), so it takes -o OUT, not --diff")
         if out_text is not None:
             raise InputError("--diff writes nothing, so it takes no -o")
         _convert_diff(src, exclude, launch_syntax, offload_arch, jobs, fix, config_path, quiet, target_libs)
@@ -214,7 +220,11 @@ def convert(src: Path, out_text: str | None, show_diff: bool, offload_arch: str 
         fmt = _choice(config, "format", fmt, FORMATS, "text")
         rules = default_rules(options.target_libs)
         with _progress_bar(quiet) as progress:
-            result = convert_tree(src, out, options, rules, progress=progress)
+            if compat:
+                from .compat import compat_tree
+                result = compat_tree(src, out, options, rules, progress=progress)
+            else:
+                result = convert_tree(src, out, options, rules, progress=progress)
     if quiet:
         return
     if result.report.found_no_cuda:
