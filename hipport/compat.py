@@ -56,6 +56,9 @@ AMD_HIP_CONDITION = "defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)"
 #: Rule sections whose macros identify the compiler: HIP's own headers (rocThrust, hipCUB) test
 #: ``__CUDACC__`` to pick the NVIDIA backend, so the header must not define it (HP1402).
 _COMPILER_MACRO_SECTIONS = frozenset({"Compiler macros"})
+#: The compiler macros of rules/cuda_macros.yaml (``__CUDACC__`` also has an entry in the driver
+#: API table, under another section).
+_COMPILER_MACROS = frozenset({"__CUDACC__"})
 #: Calls whose argument the port wraps (rules/calls.yaml) that HIP 6.4.3's C++ templates take
 #: as CUDA writes them (hip/hip_runtime_api.h: ``template <typename T>`` overloads taking
 #: ``const T& symbol``, ``T** ptr`` or a kernel ``T f``), so the compat tree needs no edit there.
@@ -181,13 +184,21 @@ def _compat_findings(ported, rules: RuleSet, names: CompatNames) -> list[Finding
     for name, what, line, column in call_rewrites:
         if name in TEMPLATE_OVERLOADS and "argument" in what.split(":")[0] + what[:9]:
             continue
-        out.append(_named_finding(rules, "compat-source-edit", summary.path, line, column, name=name, what=f"the port rewrites the call: {what}",
-                            fix="write the call in a form both CUDA and HIP take (the HIP twin's argument types)"))
+        fix = "write the call in a form both CUDA and HIP take (the HIP twin's argument types)"
+        if "-argument form becomes " in what:
+            hip_twin = what.rsplit(" ", 1)[1]
+            twins = sorted((m.cuda for m in rules.identifiers.values() if m.hip == hip_twin and m.kind == "function"),
+                           key=lambda n: (not n.startswith(name[:4]), n))  # the runtime API's own name first
+            twin = twins[0] if twins else None
+            if twin is not None:
+                fix = f"write {twin}, which CUDA has too and hipport_compat.h maps to {hip_twin}"
+        out.append(_named_finding(rules, "compat-source-edit", summary.path, line, column, name=name,
+                                  what=f"the port rewrites the call: {what}", fix=fix))
     for name, (hip, line, column) in renamed.items():
         mapping = mapping_of(rules, name)
         if mapping is None:
             continue
-        if mapping.kind == "macro" and mapping.section in _COMPILER_MACRO_SECTIONS:
+        if mapping.kind == "macro" and (mapping.section in _COMPILER_MACRO_SECTIONS or name in _COMPILER_MACROS):
             out.append(_named_finding(rules, "compat-macro-kept", summary.path, line, column, name=name, hip=hip))
         elif mapping.kind == "namespace" and "::" in name:
             out.append(_named_finding(rules, "compat-source-edit", summary.path, line, column, name=name,
