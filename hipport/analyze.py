@@ -82,6 +82,13 @@ class FileAnalysis:
         inline_asm: every ``asm`` statement, with its PTX instructions and constraints.
         cuda_names: unknown CUDA-looking names used and CUDA-looking names declared
             (:mod:`hipport.unknown_names`; reported once the whole tree is analysed).
+        renamed: CUDA identifier -> (the name the port writes, ``""`` for a deleted one such as
+            ``CUDART_CB``; 1-based line and column of its first rewrite): what ``--compat`` maps
+            in its header.
+        headers_mapped: CUDA header -> HIP header, for each angled include the port maps.
+        call_rewrites: (CUDA function, what the port does to the call, 1-based line, column) for
+            each call rewritten beyond a rename (:class:`hipport.rules.CallRewrite`), which a
+            name mapping alone cannot do (``--compat`` reports them).
     """
 
     edits: list[Edit] = field(default_factory=list)
@@ -93,6 +100,9 @@ class FileAnalysis:
     parse_error_regions: int = 0
     inline_asm: list["AsmBlock"] = field(default_factory=list)
     cuda_names: "FileNames | None" = None
+    renamed: dict[str, tuple[str, int, int]] = field(default_factory=dict)
+    headers_mapped: dict[str, str] = field(default_factory=dict)
+    call_rewrites: list[tuple[str, str, int, int]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,9 +236,13 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
                 and mapping.family == "cuda_device" and _call_arguments(node) is None):
             continue  # a device function HIP lacks has a plain name (umax, saturate): only calls count
         ctx.result.uses_cuda = True
+        renamed_to = None if hip is None else hip.decode("utf-8")
         if name in calls and replacement is not None:
             report_signatures(ctx, node, calls[name], _point_of(ctx, node, start))
-            hip = _rewrite_call(ctx, node, calls[name], hip)
+            hip = _rewrite_call(ctx, node, calls[name], hip, name, _point_of(ctx, node, start))
+        if renamed_to is not None and renamed_to != name:
+            row, column = _point_of(ctx, node, start)
+            ctx.result.renamed.setdefault(name, (renamed_to, row + 1, column + 1))
         if hip is not None:
             if not hip and source[end:end + 1] in (b" ", b"\t") and source[start - 1:start] in (b" ", b"\t", b"\n"):
                 end += 1  # a deleted name (CUDART_CB) takes one blank after it along
@@ -274,6 +288,8 @@ def _rewrite_namespace(ctx: _FileContext, node: tree_sitter.Node, start: int, en
         if replacement is not None:
             ctx.result.edits.append(Edit(start, end, replacement))
             ctx.result.references_rewritten += 1
+            row, column = _point_of(ctx, node, start)
+            ctx.result.renamed.setdefault(mapping.cuda, (replacement.decode("utf-8"), row + 1, column + 1))
         check_name = _FINDING_STATUSES.get(ctx.rules.target(mapping)[1])
         if check_name:
             ctx.report(check_name, _point_of(ctx, node, start), name=mapping.cuda,
@@ -297,9 +313,11 @@ def _call_arguments(node: tree_sitter.Node) -> list[tree_sitter.Node] | None:
     return [child for child in arguments.named_children if child.type != "comment"]
 
 
-def _rewrite_call(ctx: _FileContext, node: tree_sitter.Node, rewrites, hip: bytes | None) -> bytes | None:
+def _rewrite_call(ctx: _FileContext, node: tree_sitter.Node, rewrites, hip: bytes | None, name: str = "",
+                  point: tuple[int, int] = (0, 0)) -> bytes | None:
     """Apply the :class:`~hipport.rules.CallRewrite` entries of the function named at ``node``;
-    returns the name the function gets (``hip`` unless an argument-count entry applies)."""
+    returns the name the function gets (``hip`` unless an argument-count entry applies). Each
+    rewrite applied is recorded in ``call_rewrites`` (``name`` at the 0-based ``point``)."""
     arguments = _call_arguments(node)
     if arguments is None:
         return hip
@@ -309,6 +327,8 @@ def _rewrite_call(ctx: _FileContext, node: tree_sitter.Node, rewrites, hip: byte
         if rewrite.hip is not None:
             if len(arguments) == rewrite.arguments:
                 hip = rewrite.hip.encode("ascii")
+                ctx.result.call_rewrites.append(
+                    (name, f"the {rewrite.arguments}-argument form becomes {rewrite.hip}", point[0] + 1, point[1] + 1))
             continue
         if rewrite.argument >= len(arguments):
             continue
@@ -320,6 +340,8 @@ def _rewrite_call(ctx: _FileContext, node: tree_sitter.Node, rewrites, hip: byte
         ctx.result.edits.append(Edit(argument.start_byte, argument.start_byte, before.encode("utf-8")))
         ctx.result.edits.append(Edit(argument.end_byte, argument.end_byte, after.encode("utf-8")))
         ctx.result.references_rewritten += 1
+        ctx.result.call_rewrites.append(
+            (name, f"argument {rewrite.argument + 1} becomes {rewrite.wrap.replace('{}', text)}", point[0] + 1, point[1] + 1))
     return hip
 
 
@@ -430,6 +452,7 @@ def _rewrite_includes(ctx: _FileContext, resolve_header: HeaderResolver, rename_
                 replacement, status = ctx.rules.target(mapping)
                 if replacement:
                     new_name = replacement
+                    ctx.result.headers_mapped.setdefault(name, replacement)
                 check_name = _FINDING_STATUSES.get(status)
                 if check_name:
                     ctx.report(check_name, path_node, name=name, **_mapping_fields(mapping, ctx.rules))

@@ -195,9 +195,13 @@ def _with_common_options(function):
 @click.option("--fix", is_flag=True,
               help="Also apply the safe wavefront-size rewrites: 32-bit ballot and mask variables widened to 64 bits, "
                    "32/31/>>5 on threadIdx to warpSize arithmetic; and delete the register keyword (an error in C++17).")
+@click.option("--compat", is_flag=True,
+              help="Keep the CUDA sources as written and add hipport_compat.h (the CUDA names the tree uses, mapped "
+                   "to HIP under HIP for AMD), CUDA-named shim headers and a CMake build of the same .cu files for "
+                   "AMD, HIP on NVIDIA or plain CUDA (docs/compat.md); --fix then makes only edits that stay CUDA.")
 @_with_common_options
 def convert(src: Path, out_text: str | None, show_diff: bool, in_place: bool, rename_cu: bool,
-            offload_arch: str | None, force: bool, fix: bool,
+            offload_arch: str | None, force: bool, fix: bool, compat: bool,
             exclude: tuple[str, ...],
             launch_syntax: str | None, jobs: int, fmt: str | None, config_path: Path | None, quiet: bool,
             precise: bool, compile_commands: Path | None, include_dirs, defines, cuda_path: Path | None,
@@ -216,6 +220,9 @@ def convert(src: Path, out_text: str | None, show_diff: bool, in_place: bool, re
     if rename_cu and not in_place:
         raise InputError("--rename-cu goes with --in-place (convert -o OUT always names the ports of .cu files .hip)")
     if in_place:
+        if compat:
+            raise InputError("--compat with --in-place is not supported yet: use --compat -o OUT "
+                             "(the CUDA sources are copied unchanged and the compat header written next to them)")
         if out_text is not None or show_diff:
             raise InputError(f"--in-place rewrites SRC, so it takes no {'-o' if out_text is not None else '--diff'}; "
                              "use -o OUT to write the port elsewhere, or --diff to see it without writing")
@@ -226,6 +233,8 @@ def convert(src: Path, out_text: str | None, show_diff: bool, in_place: bool, re
                           target_libs)
         return
     if show_diff:
+        if compat:
+            raise InputError("--compat writes a tree (the sources stay as written), so it takes -o OUT, not --diff")
         if out_text is not None:
             raise InputError("--diff writes nothing, so it takes no -o")
         _convert_diff(src, exclude, launch_syntax, offload_arch, jobs, fix, config_path, quiet, target_libs, rules_files)
@@ -246,7 +255,11 @@ def convert(src: Path, out_text: str | None, show_diff: bool, in_place: bool, re
         fmt = _choice(config, "format", fmt, FORMATS, "text")
         rules = _rules(config, options.target_libs, rules_files)
         with _progress_bar(quiet) as progress:
-            result = convert_tree(src, out, options, rules, progress=progress)
+            if compat:
+                from .compat import compat_tree
+                result = compat_tree(src, out, options, rules, progress=progress)
+            else:
+                result = convert_tree(src, out, options, rules, progress=progress)
     if quiet:
         return
     if result.report.found_no_cuda:

@@ -343,7 +343,7 @@ def generate_cmake(project_name: str, out: Path, units: list[UnitInfo], tree_fil
 
 
 def render_cmake(project_name: str, units: list[UnitInfo], offload_archs: list[str],
-                 makefile: MakefileFacts | None = None) -> str:
+                 makefile: MakefileFacts | None = None, compat: str = "", shim_dir: str = "") -> str:
     """Render the CMakeLists.txt text for the ported tree (it includes :data:`PLATFORM_MODULE`,
     which :func:`render_platform_module` writes with the same ``offload_archs``).
 
@@ -413,4 +413,20 @@ def render_cmake(project_name: str, units: list[UnitInfo], offload_archs: list[s
         version=__version__, project=_identifier(project_name), languages=" ".join(languages),
         platform_module=PLATFORM_MODULE, libraries=libraries, executables=executables, gpu_sources=gpu_sources,
         standard=(makefile.cxx_standard if makefile is not None else None) or "17", makefile=makefile,
+        compat=compat, shim_dir=shim_dir, cuda_targets=_cuda_targets() if compat else {},
     )
+
+
+def _cuda_targets() -> dict[str, str]:
+    """HIP library target -> the FindCUDAToolkit target of the CUDA library it replaces
+    (``roc::hipblas`` -> ``CUDA::cublas``; ``rules/build/libraries.yaml``)."""
+    from .buildfiles.data import load_rule_data
+
+    data = load_rule_data(data_dir("rules") / "build" / "libraries.yaml", "libraries")
+    found: dict[str, str] = {}
+    for entry in data["libraries"]:
+        for kind in ("hip", "roc"):
+            repl = entry.get(kind)
+            if repl and "target" in repl and entry.get("cuda_targets"):
+                found.setdefault(repl["target"], entry["cuda_targets"][0])
+    return found

@@ -53,6 +53,11 @@ _EXAMPLE_RUNS = {
 _EXAMPLE_WRAPPER = "__device__ void example() {"
 
 
+#: Checks that only ``convert --compat`` reports (:mod:`hipport.compat`); their examples are
+#: also run through :func:`hipport.compat.compat_tree`.
+COMPAT_ONLY_CHECKS = frozenset({"compat-source-edit", "compat-macro-kept"})
+
+
 def is_build_file_check(check: Check) -> bool:
     """True for checks reported in CMake files and Makefiles (ids ``HP3xxx``)."""
     return check.id.startswith(BUILD_FILE_CHECK_PREFIX)
@@ -66,7 +71,8 @@ def example_findings(check: Check, rules: RuleSet) -> list[str]:
     The example is written to a temporary folder as ``example.cu`` (build-file checks: as
     ``CMakeLists.txt``, then as ``Makefile``) and checked as ``hipport check`` would (also as
     the body of a device function, for an example made of statements), then with ``--fix``, then
-    with ``--launch-syntax hip``, until the check fires. Lines and columns are the example's own.
+    with ``--launch-syntax hip``, until the check fires; a check of :data:`COMPAT_ONLY_CHECKS` is
+    then run as ``convert --compat``. Lines and columns are the example's own.
     """
     import tempfile
 
@@ -85,6 +91,16 @@ def example_findings(check: Check, rules: RuleSet) -> list[str]:
                      for f in report.findings if f.rule_id == check.id and f.line > wrap]
             if lines:
                 return lines
+        if check.name in COMPAT_ONLY_CHECKS:
+            from .compat import compat_tree
+
+            path = Path(folder) / "src" / "example.cu"
+            path.parent.mkdir()
+            path.write_text(check.example + "\n", encoding="utf-8")
+            result = compat_tree(path.parent, Path(folder) / "out",
+                                 ConvertOptions(jobs=1, target_libs=rules.target_libs), rules)
+            return [f"example.cu:{f.line}:{f.column}: {f.rule_id} [{f.severity}] {f.message}"
+                    for f in result.report.findings if f.rule_id == check.id]
     return []
 
 

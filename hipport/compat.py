@@ -1,0 +1,332 @@
+"""``hipport convert SRC --compat -o OUT``: one source tree for both vendors.
+
+The CUDA sources are kept as written; the conversion pipeline (discover, parse, match rules) runs
+as for ``convert``, but instead of applying the renames it collects them, and the emit stage
+writes:
+
+* ``hipport_compat.h``: ``#define cudaMalloc hipMalloc`` for exactly the CUDA names the tree
+  uses (one line per name, with the CUDA and HIP versions of the rule it comes from), active
+  only when the file is compiled for HIP on AMD (see :data:`AMD_HIP_CONDITION`);
+* ``hipport_compat/<cuda header>``: a shim of each CUDA header the tree includes, which includes
+  its HIP header and the compat header (on the include path of AMD builds only);
+* ``CMakeLists.txt`` (when SRC has none) and ``cmake/HipportPlatform.cmake``: the same ``.cu``
+  files built with CMake's HIP language on AMD, with HIP's NVIDIA headers on NVIDIA, or with
+  plain CUDA (``-DHIPPORT_COMPAT_CUDA=ON``, nvcc and no HIP at all); the compat header is a
+  forced include (``-include``), so the sources stay unchanged.
+
+What a name mapping cannot express (a call that the port rewrites beyond a rename, a 32-bit
+warp mask HIP refuses, a compiler macro HIP's own headers test) is reported (HP1401, HP1402),
+next to every finding ``convert`` makes. ``--fix`` applies only the edits of ``convert --fix``
+(``register`` deleted, the wavefront-size rewrites), which stay correct CUDA.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from . import __version__
+from .cmake import PLATFORM_MODULE, UnitInfo, cmake_listable, included_units, render_cmake, render_platform_module, tree_includes
+from .convert import (REPORT_JSON, REPORT_MARKDOWN, ConvertOptions, ConversionResult, _finding, _new_report,
+                      _port_all, _write_generated, port_file)
+from .discover import discover
+from .edits import apply_edits
+from .emit import atomic_write
+from .findings import Finding
+from .makefile_facts import read_makefile_facts
+from .manifest import KEPT_EDITED, OutputGuard, read_manifest
+from .parse import new_parser
+from .report import FileSummary
+from .rules import Mapping, RuleSet, default_rules
+from .suppress import filter_and_fingerprint
+from .unknown_names import TreeNames
+
+#: The generated header, relative to OUT.
+COMPAT_HEADER = "hipport_compat.h"
+#: The folder of the CUDA-named shim headers, relative to OUT.
+SHIM_DIR = "hipport_compat"
+#: When the compat header maps: clang's HIP language defines ``__HIP__`` before any header is
+#: read (``-include`` runs first, so ``__HIP_PLATFORM_AMD__``, which HIP's own headers define,
+#: is not there yet); a C++ file compiled against HIP for AMD gets ``__HIP_PLATFORM_AMD__`` from
+#: ``hip::host``. HIP on NVIDIA is nvcc: neither is defined there, and the CUDA names are
+#: CUDA's own (HIP's NVIDIA headers call them), so nothing may be renamed.
+AMD_HIP_CONDITION = "defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)"
+#: Rule sections whose macros identify the compiler: HIP's own headers (rocThrust, hipCUB) test
+#: ``__CUDACC__`` to pick the NVIDIA backend, so the header must not define it (HP1402).
+_COMPILER_MACRO_SECTIONS = frozenset({"Compiler macros"})
+#: The compiler macros of rules/cuda_macros.yaml (``__CUDACC__`` also has an entry in the driver
+#: API table, under another section).
+_COMPILER_MACROS = frozenset({"__CUDACC__"})
+#: Calls whose argument the port wraps (rules/calls.yaml) that HIP 6.4.3's C++ templates take
+#: as CUDA writes them (hip/hip_runtime_api.h: ``template <typename T>`` overloads taking
+#: ``const T& symbol``, ``T** ptr`` or a kernel ``T f``), so the compat tree needs no edit there.
+TEMPLATE_OVERLOADS = frozenset({
+    "cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync", "cudaMemcpyFromSymbol", "cudaMemcpyFromSymbolAsync",
+    "cudaGetSymbolAddress", "cudaGetSymbolSize", "cudaHostAlloc", "cudaMallocPitch", "cudaMallocAsync",
+    "cudaMallocFromPoolAsync", "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+    "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "cudaLaunchCooperativeKernel"})
+#: Findings of ``convert`` that describe an edit of the port which the compat tree does not get.
+_PORT_EDIT_CHECKS = {"HP1101": "the port widens the mask to 0xffffffffffffffffULL; HIP 6.4 refuses a 32-bit mask at compile time",
+                     "HP2005": "the port guards this definition with #if !defined(__HIP_PLATFORM_AMD__), as HIP's vector types define it on AMD"}
+
+
+@dataclass
+class CompatNames:
+    """What the tree uses, gathered over its files.
+
+    Attributes:
+        names: CUDA name -> (HIP name, file, line) of its first use (files in path order).
+        headers: CUDA header -> HIP header.
+    """
+
+    names: dict[str, tuple[str, str, int]] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def _versions(mapping: Mapping | None, rules: RuleSet) -> str:
+    """``cuda_runtime: CUDA 11.2, HIP 5.2.0`` from a rule's version fields (the CUDA version
+    where the name appeared is left out when the rule does not record one)."""
+    if mapping is None:
+        return ""
+    family = rules.families.get(mapping.family)
+    library = family.versions_of if family is not None else "CUDA"
+    versions = mapping.versions
+    parts = [f"{library} {versions['cuda_added']}"] if "cuda_added" in versions else []
+    if "hip_added" in versions:
+        parts.append(f"HIP {versions['hip_added']}")
+    if "cuda_deprecated" in versions:
+        parts.append(f"deprecated in {library} {versions['cuda_deprecated']}")
+    return "; ".join([mapping.family] + ([", ".join(parts)] if parts else []))
+
+
+def mapping_of(rules: RuleSet, name: str) -> Mapping | None:
+    """The rule of CUDA identifier or namespace ``name`` (None if no rule names it)."""
+    return rules.identifiers.get(name) or rules.namespaces.get(name)
+
+
+def header_lines(names: CompatNames, rules: RuleSet) -> list[str]:
+    """The mapping lines of the compat header, one per CUDA name, sorted by name: ``#define A B``
+    (``#define A`` for a name the port deletes), ``namespace cub = hipcub;`` for a namespace."""
+    lines = []
+    for cuda in sorted(names.names):
+        hip = names.names[cuda][0]
+        mapping = mapping_of(rules, cuda)
+        comment = _versions(mapping, rules)
+        if mapping is not None and mapping.kind == "namespace":
+            target = mapping.target(rules.target_libs)[0] or hip
+            code = f"namespace {cuda} = {target};"
+        else:
+            code = f"#define {cuda} {hip}".rstrip()
+        lines.append(f"{code}  // {comment}" if comment else code)
+    return lines
+
+
+def render_header(names: CompatNames, rules: RuleSet) -> str:
+    """The text of ``hipport_compat.h`` (see the module docstring).
+
+    Args:
+        names: what the tree uses (:func:`collect`).
+        rules: the rules the names were matched with.
+    """
+    headers = ", ".join(f"{c} -> {h}" for c, h in sorted(names.headers.items())) or "none"
+    return "\n".join([
+        f"// {COMPAT_HEADER}: written by hipport {__version__} (hipport convert --compat); a new run rewrites it.",
+        f"// Maps the {len(names.names)} CUDA names this tree uses to HIP when compiled as HIP for AMD; maps nothing",
+        "// under nvcc (CUDA, or HIP on NVIDIA, where the CUDA names are CUDA's own).",
+        f"// CUDA headers ({SHIM_DIR}/ on the AMD include path): {headers}",
+        "#ifndef HIPPORT_COMPAT_H",
+        "#define HIPPORT_COMPAT_H",
+        f"#if {AMD_HIP_CONDITION}",
+        "#include <hip/hip_runtime.h>",
+        *header_lines(names, rules),
+        "#elif defined(__HIP_PLATFORM_NVIDIA__)",
+        "#include <hip/hip_runtime.h>",
+        "#endif",
+        "#endif",
+        "",
+    ])
+
+
+def render_shim(cuda_header: str, hip_header: str) -> str:
+    """The shim ``hipport_compat/<cuda_header>``: an AMD build's ``#include <cuda_runtime.h>``
+    finds it, and gets the HIP header and the compat header instead."""
+    up = "../" * (cuda_header.count("/") + 1)
+    return "\n".join([
+        f"// {cuda_header} for HIP on AMD: written by hipport {__version__} (hipport convert --compat).",
+        "#pragma once",
+        f"#include <{hip_header}>",
+        f'#include "{up}{COMPAT_HEADER}"',
+        "",
+    ])
+
+
+def _named_finding(rules: RuleSet, check_name: str, path: str, line: int, column: int, name: str, **fields: str) -> Finding:
+    check = rules.check(check_name)
+    message, fix = check.render(name=name, **fields)
+    return Finding(path, line, column, check.id, check.name, check.severity, message, fix, name)
+
+
+def _compat_findings(ported, rules: RuleSet, names: CompatNames) -> list[Finding]:
+    """The findings of one compat file: those of ``convert`` (a port edit it describes becomes
+    HP1401), each call the port rewrites beyond a rename (HP1401), each compiler macro the
+    header leaves alone (HP1402)."""
+    summary = ported.summary
+    renamed, _headers, call_rewrites = ported.compat or ({}, {}, [])
+    out: list[Finding] = []
+    for f in summary.findings:
+        if f.rule_id in _PORT_EDIT_CHECKS:
+            out.append(_named_finding(rules, "compat-source-edit", f.path, f.line, f.column, name=f.name or "",
+                                what=_PORT_EDIT_CHECKS[f.rule_id], fix=f.fix))
+        else:
+            out.append(f)
+    for name, what, line, column in call_rewrites:
+        if name in TEMPLATE_OVERLOADS and "argument" in what.split(":")[0] + what[:9]:
+            continue
+        fix = "write the call in a form both CUDA and HIP take (the HIP twin's argument types)"
+        if "-argument form becomes " in what:
+            hip_twin = what.rsplit(" ", 1)[1]
+            twins = sorted((m.cuda for m in rules.identifiers.values() if m.hip == hip_twin and m.kind == "function"),
+                           key=lambda n: (not n.startswith(name[:4]), n))  # the runtime API's own name first
+            twin = twins[0] if twins else None
+            if twin is not None:
+                fix = f"write {twin}, which CUDA has too and hipport_compat.h maps to {hip_twin}"
+        out.append(_named_finding(rules, "compat-source-edit", summary.path, line, column, name=name,
+                                  what=f"the port rewrites the call: {what}", fix=fix))
+    for name, (hip, line, column) in renamed.items():
+        mapping = mapping_of(rules, name)
+        if mapping is None:
+            continue
+        if mapping.kind == "macro" and (mapping.section in _COMPILER_MACRO_SECTIONS or name in _COMPILER_MACROS):
+            out.append(_named_finding(rules, "compat-macro-kept", summary.path, line, column, name=name, hip=hip))
+        elif mapping.kind == "namespace" and "::" in name:
+            out.append(_named_finding(rules, "compat-source-edit", summary.path, line, column, name=name,
+                                what=f"a nested namespace becomes {mapping.target(rules.target_libs)[0]}, which no macro or alias at file scope can express",
+                                fix=f"write {mapping.target(rules.target_libs)[0]} under #if defined(__HIP__)"))
+        else:
+            names.names.setdefault(name, (hip, summary.path, line))
+    return sorted(out, key=Finding.sort_key)
+
+
+def compat_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(), rules: RuleSet | None = None,
+                progress=None) -> ConversionResult:
+    """Write the compat tree of ``src`` into ``out`` (see the module docstring).
+
+    Args:
+        src: a CUDA source file or folder (never written to).
+        out: the output folder; converting again rewrites the generated files, keeps outputs
+            edited by hand (HP0005) and removes stale ones, as :func:`hipport.convert.convert_tree`.
+        options: as for ``convert``; ``launch_syntax`` is ignored (launches stay as written),
+            ``fix`` applies only the edits of ``convert --fix`` (they stay correct CUDA).
+        rules: loaded rules (default: the shipped ones for ``options.target_libs``).
+        progress: called after each file with (files done, files in all).
+
+    Returns:
+        A :class:`hipport.convert.ConversionResult`; the reports are written to ``out``.
+
+    Raises:
+        as :func:`hipport.convert.convert_tree`.
+    """
+    started = time.perf_counter()
+    rules = rules or default_rules(options.target_libs)
+    if rules.target_libs != options.target_libs:
+        raise ValueError(f"rules loaded for --target-libs={rules.target_libs}, options say {options.target_libs}")
+    files = [replace(f, out_rel=f.rel) for f in discover(src, out, list(options.exclude))]
+    tree_files = frozenset(f.rel for f in files)
+    reserved = [f.rel for f in files if f.rel == COMPAT_HEADER or f.rel.startswith(SHIM_DIR + "/")]
+    if reserved:
+        from .discover import DiscoveryError
+        raise DiscoveryError(f"{src / reserved[0]}: --compat writes {COMPAT_HEADER} and {SHIM_DIR}/ into OUT; "
+                             "SRC must not hold files of those names")
+    analysis_options = replace(options, launch_syntax="chevron", fix=False)
+    result = ConversionResult(_new_report(src, out, options, rules))
+    result.report.options["compat"] = True
+    guard = OutputGuard(out, read_manifest(out) if out.is_dir() else None, options.force)
+    names, cuda_names, units, parser = CompatNames(), TreeNames(rules), [], new_parser()
+    ported_files = sorted(_port_all(files, analysis_options, rules, guard=None), key=lambda p: p.file.rel)
+    for done, ported in enumerate(ported_files, 1):
+        file = ported.file
+        data = file.source.read_bytes()
+        if file.convert and options.fix:
+            data = _fix_edits(file, data, rules, analysis_options, tree_files, parser, ported)
+        ported.summary.output = file.rel
+        if file.convert:
+            ported.summary.findings = _compat_findings(ported, rules, names)
+            names.headers.update(ported.compat[1] if ported.compat else {})
+        cuda_names.add(ported.summary, ported.cuda_names)
+        if guard.write(file.rel, data, file.mode) == KEPT_EDITED:
+            ported.summary.findings.append(_finding(rules, "output-edited", file.rel, 1, 1, output=file.rel))
+        result.written.append(file.rel)
+        result.report.files.append(ported.summary)
+        if file.convert and file.is_unit:
+            units.append(UnitInfo(file.rel, ported.defines_main, ported.uses_hip))
+        if progress:
+            progress(done, len(files))
+    cuda_names.report()
+    generated = {COMPAT_HEADER: render_header(names, rules)}
+    for cuda_header, hip_header in sorted(names.headers.items()):
+        generated[f"{SHIM_DIR}/{cuda_header}"] = render_shim(cuda_header, hip_header)
+    if not any(f.rel == "CMakeLists.txt" for f in files) and units:
+        listed = [u for u in sorted(units, key=lambda u: u.out_rel) if cmake_listable(u.out_rel)]
+        for unit in units:
+            if not cmake_listable(unit.out_rel):
+                summary = next(f for f in result.report.files if f.output == unit.out_rel)
+                summary.findings.append(_finding(rules, "cmake-unlistable", summary.path, 1, 1, output=unit.out_rel))
+        name = (src.resolve().name if src.is_dir() else src.stem) or "hipport_port"
+        generated["CMakeLists.txt"] = _compat_cmake(name, src if src.is_dir() else src.parent, listed, tree_files,
+                                                    options, read_makefile_facts(src) if src.is_dir() else None)
+        generated[PLATFORM_MODULE] = render_platform_module(options.offload_archs)
+    for rel, text in generated.items():
+        _write_generated(result, guard, rules, rel, text.encode("utf-8", "surrogateescape"))
+        result.written.append(rel)
+        result.report.generated.append(rel)
+    _removed, kept = guard.stale_outputs()
+    for rel in kept:
+        result.report.files.append(FileSummary(path=rel, output=rel, converted=False, findings=[
+            _finding(rules, "stale-output-kept", rel, 1, 1, output=rel)]))
+    result.report.files.sort(key=lambda s: s.path)
+    result.report.seconds = time.perf_counter() - started
+    reports = ((REPORT_JSON, result.report.json_text().encode("utf-8", "backslashreplace")),
+               (REPORT_MARKDOWN, result.report.markdown_text().encode("utf-8", "surrogateescape")))
+    for name, data in reports:
+        atomic_write(out / name, data)
+        result.written.append(name)
+    guard.save()
+    return result
+
+
+def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, tree_files, parser, ported) -> bytes:
+    """``data`` with the edits that ``convert --fix`` adds to ``convert`` (``register`` deleted,
+    wavefront-size rewrites), which stay correct CUDA; the findings and names of ``ported``
+    become those of the analysis with ``--fix`` (HP1107, HP1214 for what was fixed)."""
+    from .analyze import analyze_file
+    from .convert import _HeaderResolver
+    bom = b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b""
+    body = data[len(bom):]
+    tree = parser.parse(body)
+    kwargs = dict(is_cuda_unit=file.is_cuda_unit, resolve_header=_HeaderResolver(tree_files, file.rel))
+    with_fix = analyze_file(file.rel, body, tree, rules, fix=True, **kwargs)
+    without = set(analyze_file(file.rel, body, tree, rules, fix=False, **kwargs).edits)
+    extra = [e for e in with_fix.edits if e not in without]
+    if not extra:
+        return data
+    ported.summary.findings = filter_and_fingerprint(with_fix.findings, body)
+    ported.compat = (with_fix.renamed, with_fix.headers_mapped, with_fix.call_rewrites)
+    return bom + apply_edits(body, extra)
+
+
+def _compat_cmake(project: str, root: Path, units: list[UnitInfo], tree_files: frozenset[str],
+                  options: ConvertOptions, makefile) -> str:
+    """The compat CMakeLists.txt: the CMake build of ``convert`` over the ``.cu`` files, with the
+    compat header forced in and the shim folder on AMD's include path, or plain CUDA."""
+    included = included_units(root, [u.out_rel for u in units], tree_files)
+    units = [u for u in units if u.out_rel not in included]
+    includes = tree_includes(root, [u.out_rel for u in units], tree_files)
+    from .cmake import libraries_for_includes, library_targets
+    rules = default_rules(options.target_libs)
+    targets = library_targets()
+    mapped = {u.out_rel: {(rules.headers[i].target(rules.target_libs)[0] if i in rules.headers else None) or i
+                          for i in includes[u.out_rel]} for u in units}
+    units = [replace(u, libraries=tuple(libraries_for_includes(mapped[u.out_rel], targets))) for u in units]
+    return render_cmake(project, units, list(options.offload_archs), makefile, compat=COMPAT_HEADER, shim_dir=SHIM_DIR)

@@ -1,0 +1,172 @@
+"""``hipport convert --compat``: the CUDA sources stay as written, the compat header maps exactly
+the names the tree uses, a re-run regenerates it, and the corpus builds from the same unchanged
+``.cu`` files for AMD (gfx90a, gfx1100), HIP on NVIDIA and plain CUDA (sm_90)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hipport import __version__
+from hipport.compat import compat_tree
+from hipport.convert import ConvertOptions
+
+from helpers import CORPUS, CORPUS_EXCLUDE, FIXTURES, findings_lines
+
+SMALL = FIXTURES / "compat" / "small.cu"
+CORPUS_PROGRAMS = ("multi_file", "shared_reduce", "stream_events", "template_namespace", "vector_add")
+
+EXPECTED_SMALL_HEADER = f"""\
+// hipport_compat.h: written by hipport {__version__} (hipport convert --compat); a new run rewrites it.
+// Maps the 11 CUDA names this tree uses to HIP when compiled as HIP for AMD; maps nothing
+// under nvcc (CUDA, or HIP on NVIDIA, where the CUDA names are CUDA's own).
+// CUDA headers (hipport_compat/ on the AMD include path): cuda_runtime.h -> hip/hip_runtime.h
+#ifndef HIPPORT_COMPAT_H
+#define HIPPORT_COMPAT_H
+#if defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)
+#include <hip/hip_runtime.h>
+#define cudaError_t hipError_t  // cuda_runtime; HIP 1.5.0
+#define cudaEventCreate hipEventCreate  // cuda_runtime; HIP 1.6.0
+#define cudaEventDisableTiming hipEventDisableTiming  // cuda_runtime; HIP 1.6.0
+#define cudaEvent_t hipEvent_t  // cuda_runtime; HIP 1.6.0
+#define cudaFree hipFree  // cuda_runtime; HIP 1.5.0
+#define cudaGetErrorString hipGetErrorString  // cuda_runtime; HIP 1.6.0
+#define cudaMalloc hipMalloc  // cuda_runtime; HIP 1.5.0
+#define cudaStreamCreate hipStreamCreate  // cuda_runtime; HIP 1.6.0
+#define cudaStreamSynchronize hipStreamSynchronize  // cuda_runtime; HIP 1.6.0
+#define cudaStream_t hipStream_t  // cuda_runtime; HIP 1.5.0
+#define cudaSuccess hipSuccess  // cuda_runtime; HIP 1.5.0
+#elif defined(__HIP_PLATFORM_NVIDIA__)
+#include <hip/hip_runtime.h>
+#endif
+#endif
+"""
+
+
+def test_header_maps_exactly_the_names_used(tmp_path):
+    """One line per CUDA name used in code (not cudaMemset of the comment nor cudaDeviceReset of
+    the string); __CUDACC__ is left out (HP1402)."""
+    out = tmp_path / "out"
+    result = compat_tree(SMALL, out)
+    assert (out / "hipport_compat.h").read_text() == EXPECTED_SMALL_HEADER
+    assert (out / "hipport_compat" / "cuda_runtime.h").read_text() == (
+        f"// cuda_runtime.h for HIP on AMD: written by hipport {__version__} (hipport convert --compat).\n"
+        "#pragma once\n#include <hip/hip_runtime.h>\n#include \"../hipport_compat.h\"\n")
+    assert result.report.generated == ["hipport_compat.h", "hipport_compat/cuda_runtime.h", "CMakeLists.txt",
+                                       "cmake/HipportPlatform.cmake"]
+
+
+def test_sources_are_kept_byte_for_byte(tmp_path):
+    out = tmp_path / "out"
+    compat_tree(CORPUS, out, ConvertOptions(exclude=CORPUS_EXCLUDE))
+    sources = sorted(p.relative_to(CORPUS) for p in CORPUS.rglob("*") if p.is_file() and "projects" not in p.parts)
+    assert sources and all((out / rel).read_bytes() == (CORPUS / rel).read_bytes() for rel in sources)
+    assert not list(out.rglob("*.hip"))
+
+
+def test_findings_of_what_a_macro_cannot_express(tmp_path):
+    import json
+
+    out = tmp_path / "out"
+    compat_tree(SMALL, out)
+    report = json.loads((out / "hipport-report.json").read_text())
+    assert findings_lines(report) == [
+        "5:8 HP1402 warning __CUDACC__ is not defined by hipport_compat.h (HIP's own headers test it to find the "
+        "NVIDIA backend), so code under #if __CUDACC__ is left out of the HIP build for AMD",
+        "17:5 HP1401 error cudaEventCreate: the port rewrites the call: the 2-argument form becomes "
+        "hipEventCreateWithFlags; in a --compat tree the CUDA source keeps it as written, which no name mapping can change",
+    ]
+    assert report["findings"][1]["fix"] == ("write cudaEventCreateWithFlags, which CUDA has too and hipport_compat.h "
+                                            "maps to hipEventCreateWithFlags")
+
+
+def test_calls_hip_templates_take_as_written_are_not_reported(tmp_path):
+    """shared_reduce passes a kernel template to cudaOccupancyMaxActiveBlocksPerMultiprocessor:
+    convert casts it to const void*, HIP's template overload takes it as written."""
+    out = tmp_path / "out"
+    result = compat_tree(CORPUS / "shared_reduce", out)
+    assert [f.rule_id for s in result.report.files for f in s.findings] == []
+
+
+def test_rerun_regenerates_the_header(tmp_path):
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "a.cu").write_text("#include <cuda_runtime.h>\nint main() { return cudaDeviceSynchronize() != cudaSuccess; }\n")
+    compat_tree(src, out)
+    header = out / "hipport_compat.h"
+    assert "#define cudaDeviceSynchronize hipDeviceSynchronize" in header.read_text()
+    before = header.stat().st_mtime_ns
+    os.utime(header, ns=(before - 10**9, before - 10**9))
+    compat_tree(src, out)  # nothing changed: the header is not rewritten
+    assert header.stat().st_mtime_ns == before - 10**9
+    (src / "a.cu").write_text("int main() { void* p; return cudaMalloc(&p, 4) != cudaSuccess; }\n")
+    compat_tree(src, out)
+    lines = [line for line in header.read_text().splitlines() if line.startswith("#define")]
+    assert lines == ["#define HIPPORT_COMPAT_H", "#define cudaMalloc hipMalloc  // cuda_runtime; HIP 1.5.0",
+                     "#define cudaSuccess hipSuccess  // cuda_runtime; HIP 1.5.0"]
+    assert not (out / "hipport_compat" / "cuda_runtime.h").exists()  # no include of it any more
+    assert (out / "a.cu").read_text() == (src / "a.cu").read_text()
+
+
+def test_compat_header_is_empty_under_plain_nvcc_preprocessing(toolchain, tmp_path):
+    """nvcc defines neither __HIP__ nor __HIP_PLATFORM_AMD__: no name is mapped there."""
+    out = tmp_path / "out"
+    compat_tree(SMALL, out)
+    done = subprocess.run([str(toolchain.nvcc), "-ccbin", str(toolchain.ccbin), "-E", "-x", "cu",
+                           "-include", str(out / "hipport_compat.h"), str(out / "small.cu")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "hipMalloc" not in done.stdout and "cudaMalloc(&d" in done.stdout
+
+
+def _run(command):
+    done = subprocess.run([str(c) for c in command], capture_output=True, text=True)
+    assert done.returncode == 0, f"{' '.join(map(str, command))}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def compat_corpus(tmp_path_factory):
+    out = tmp_path_factory.mktemp("compat-corpus")
+    compat_tree(CORPUS, out, ConvertOptions(exclude=CORPUS_EXCLUDE, offload_archs=("gfx90a", "gfx1100")))
+    return out
+
+
+def test_compat_corpus_builds_for_amd(toolchain, compat_corpus, tmp_path):
+    build = tmp_path / "build"
+    _run([toolchain.cmake, "-S", compat_corpus, "-B", build, f"-DCMAKE_TOOLCHAIN_FILE={toolchain.cmake_hip_toolchain_file}"])
+    _run([toolchain.cmake, "--build", build, "--parallel", "1"])
+    for program in CORPUS_PROGRAMS:
+        assert (build / program).is_file()
+    obj = build / "CMakeFiles" / "vector_add.dir" / "vector_add" / "vector_add.cu.o"
+    assert toolchain.code_object_targets(obj) == ["hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
+
+
+def _nvidia_args(toolchain):
+    return [f"-DCMAKE_CUDA_COMPILER={toolchain.nvcc}", f"-DCMAKE_CUDA_HOST_COMPILER={toolchain.ccbin}"]
+
+
+def test_compat_corpus_builds_as_plain_cuda_for_sm90(toolchain, compat_corpus, tmp_path):
+    """-DHIPPORT_COMPAT_CUDA=ON: nvcc with no HIP include folder, no forced include, no HIP define."""
+    build = tmp_path / "build"
+    _run([toolchain.cmake, "-S", compat_corpus, "-B", build, "-DHIPPORT_COMPAT_CUDA=ON", "-DCMAKE_CUDA_ARCHITECTURES=90",
+          *_nvidia_args(toolchain)])
+    commands = (build / "CMakeFiles" / "vector_add.dir" / "flags.make").read_text()
+    assert "hip" not in commands.lower() and "compute_90" in commands
+    _run([toolchain.cmake, "--build", build, "--parallel", "1"])
+    for program in CORPUS_PROGRAMS:
+        assert (build / program).is_file()
+
+
+def test_compat_corpus_builds_with_hip_on_nvidia(toolchain, compat_corpus, tmp_path):
+    build = tmp_path / "build"
+    _run([toolchain.cmake, "-S", compat_corpus, "-B", build, "-DHIPPORT_PLATFORM=nvidia",
+          f"-DHIPPORT_HIP_NVIDIA_INCLUDE={toolchain.hip_nvidia_include}", *_nvidia_args(toolchain)])
+    flags = (build / "CMakeFiles" / "vector_add.dir" / "flags.make").read_text()
+    assert "__HIP_PLATFORM_NVIDIA__" in flags and f"-include {compat_corpus}/hipport_compat.h" in flags
+    _run([toolchain.cmake, "--build", build, "--parallel", "1"])
+    for program in CORPUS_PROGRAMS:
+        assert (build / program).is_file()
