@@ -22,23 +22,20 @@ next to every finding ``convert`` makes. ``--fix`` applies only the edits of ``c
 
 from __future__ import annotations
 
-import posixpath
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import __version__
 from .cmake import PLATFORM_MODULE, UnitInfo, cmake_listable, included_units, render_cmake, render_platform_module, tree_includes
-from .convert import (REPORT_JSON, REPORT_MARKDOWN, ConvertOptions, ConversionResult, _finding, _new_report,
-                      _port_all, _write_generated, port_file)
+from .convert import (ConvertOptions, ConversionResult, _finding, _new_report, _port_all, _write_generated,
+                      finish_conversion)
 from .discover import discover
 from .edits import apply_edits
-from .emit import atomic_write
 from .findings import Finding
 from .makefile_facts import read_makefile_facts
 from .manifest import KEPT_EDITED, OutputGuard, read_manifest
 from .parse import new_parser
-from .report import FileSummary
 from .rules import Mapping, RuleSet, default_rules
 from .suppress import filter_and_fingerprint
 from .unknown_names import TreeNames
@@ -281,19 +278,7 @@ def compat_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions()
         _write_generated(result, guard, rules, rel, text.encode("utf-8", "surrogateescape"))
         result.written.append(rel)
         result.report.generated.append(rel)
-    _removed, kept = guard.stale_outputs()
-    for rel in kept:
-        result.report.files.append(FileSummary(path=rel, output=rel, converted=False, findings=[
-            _finding(rules, "stale-output-kept", rel, 1, 1, output=rel)]))
-    result.report.files.sort(key=lambda s: s.path)
-    result.report.seconds = time.perf_counter() - started
-    reports = ((REPORT_JSON, result.report.json_text().encode("utf-8", "backslashreplace")),
-               (REPORT_MARKDOWN, result.report.markdown_text().encode("utf-8", "surrogateescape")))
-    for name, data in reports:
-        atomic_write(out / name, data)
-        result.written.append(name)
-    guard.save()
-    return result
+    return finish_conversion(result, guard, rules, out, started)
 
 
 def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, tree_files, parser, ported) -> bytes:

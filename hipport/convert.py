@@ -471,6 +471,15 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
                          render_platform_module(options.offload_archs, image_sources=images).encode("utf-8"))
         result.written.append(PLATFORM_MODULE)
         result.report.generated.append(PLATFORM_MODULE)
+    return finish_conversion(result, guard, rules, out, started)
+
+
+def finish_conversion(result: ConversionResult, guard: OutputGuard, rules: RuleSet, out: Path,
+                      started: float) -> ConversionResult:
+    """The last steps of a conversion into ``out`` (``convert`` and ``convert --compat``): report
+    the stale outputs kept (edited by hand), sort the report, stamp its time (seconds since
+    ``started``, a :func:`time.perf_counter` value), write hipport-report.json and .md
+    atomically and save the manifest. Returns ``result``."""
     # outputs of sources deleted or renamed since the last conversion into OUT
     _removed, kept = guard.stale_outputs()
     for rel in kept:

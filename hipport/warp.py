@@ -274,6 +274,16 @@ class _Locals:
         return text
 
 
+
+def _union_root(parent: dict, key):
+    """The root of ``key``'s set in the union-find forest ``parent`` (child -> parent; a key not
+    seen yet becomes its own root), halving the path on the way."""
+    parent.setdefault(key, key)
+    while parent[key] != key:
+        parent[key] = parent[parent[key]]
+        key = parent[key]
+    return key
+
 class _Scan:
     """Collects the items of one file, then reports or fixes them unit by unit."""
 
@@ -945,11 +955,7 @@ class _Scan:
         parent: dict[object, object] = {}
 
         def find(key):
-            parent.setdefault(key, key)
-            while parent[key] != key:
-                parent[key] = parent[parent[key]]
-                key = parent[key]
-            return key
+            return _union_root(parent, key)
 
         for item in self.items:
             find(item.unit)
@@ -1406,11 +1412,7 @@ def warp_tree(sources, parser) -> WarpTree | None:
     parent: dict[tuple, tuple] = {}
 
     def find(key):
-        parent.setdefault(key, key)
-        while parent[key] != key:
-            parent[key] = parent[parent[key]]
-            key = parent[key]
-        return key
+        return _union_root(parent, key)
 
     for _, keys, _ in groups:
         first, *rest = sorted(keys)
