@@ -69,7 +69,9 @@ mark_done() { date -u +%FT%TZ >"$STAMPS/$1.tmp" && mv -f "$STAMPS/$1.tmp" "$STAM
 # ---------------------------------------------------------------------------
 # 1. bookworm packages (system-wide). Not stamped: checked each run, cheap.
 # libclang-rt-19-dev: compiler-rt builtins, which CMake's HIP language (hip-lang) links.
-SYSTEM_PKGS=(clang-19 lld-19 clang-tools-19 libclang-rt-19-dev g++-12 cmake)
+# libomp-19-dev: LLVM's OpenMP runtime and omp.h, which a ROCm install ships with its clang
+# (host code of CUDA programs often includes <omp.h>; clang has none without it).
+SYSTEM_PKGS=(clang-19 lld-19 clang-tools-19 libclang-rt-19-dev libomp-19-dev g++-12 cmake)
 missing=()
 for p in "${SYSTEM_PKGS[@]}"; do
   if [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)" != installed ]; then

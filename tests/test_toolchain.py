@@ -69,6 +69,18 @@ def test_amd_object_holds_exactly_one_code_object_per_target(toolchain, kernel, 
     assert toolchain.code_object_targets(obj) == EXPECTED_AMD_ENTRIES
 
 
+def test_host_code_of_a_hip_unit_can_include_omp_h(toolchain, tmp_path):
+    """A ROCm install's clang ships omp.h; the toolchain's clang-19 has it through libomp-19-dev
+    (host code of CUDA programs, e.g. Rodinia's mummergpu, includes <omp.h>)."""
+    unit = tmp_path / "omp_host.hip"
+    unit.write_text("#include <hip/hip_runtime.h>\n#include <omp.h>\n"
+                    "__global__ void k(int* a) { a[threadIdx.x] = 1; }\n"
+                    "int threads() { return omp_get_max_threads(); }\n")
+    obj = tmp_path / "omp_host.o"
+    toolchain.compile_amd(unit, obj, ["gfx90a"])
+    assert toolchain.code_object_targets(obj) == ["hipv4-amdgcn-amd-amdhsa--gfx90a"]
+
+
 def test_amd_compile_error_carries_command_and_stderr(toolchain, tmp_path):
     bad = tmp_path / "bad.hip"
     bad.write_text("__global__ void k() { undeclared_name(); }\n")
