@@ -23,7 +23,9 @@ error that the migration report does not name.
    ``requested here``, ``expanded from macro``, ``instantiated into assembly here``, candidates).
    An error is EXPLAINED when the report (``OUT/hipport-report.json``) has a finding, of any
    severity, on the error's line, or on a line of its include chain or of one of its notes, in a
-   file of the tree (:func:`explain`). Output lines are mapped back to SRC lines (the converter
+   file of the tree (:func:`explain`); an error in code that a CUDA version test selects
+   (``#if CUDART_VERSION >= ...`` with its HP1209 finding), or a name only such code declares, is
+   explained by that finding (:func:`version_regions`). Output lines are mapped back to SRC lines (the converter
    may add lines, e.g. ``#include <hip/hip_runtime.h>``), since findings name SRC lines.
    A unit is ``ok`` (compiled), ``explained`` (every error explained), or ``unexplained``.
 4. Baseline: an unexplained unit's original CUDA source is compiled with nvcc 12.4 for sm_90
@@ -273,6 +275,7 @@ class Report:
             self.by_line.setdefault((f["path"], int(f["line"])), []).append(f)
         self.out_to_src: dict[str, str] = {f["output"]: f["path"] for f in data.get("files", [])}
         self._maps: dict[str, list[int | None] | None] = {}
+        self.version_regions: list[VersionRegion] = version_regions(self.src_root, self.findings)
 
     def rel_out(self, file: str | os.PathLike) -> str | None:
         """The OUT-relative POSIX path of ``file`` (as clang printed it), or None outside OUT."""
@@ -311,7 +314,12 @@ class Report:
 
 def explain(diag: Diagnostic, report: Report) -> list[dict]:
     """The findings that explain a compile error: those on its own line, else those on the lines
-    of its include chain and notes (every site in a file of the tree). Empty: unexplained."""
+    of its include chain and notes (every site in a file of the tree), else the finding of a
+    CUDA version test whose ``#if`` governs the error (:func:`version_regions`): the error's line,
+    or a line of its chain, lies in that conditional, or the error says a name is undeclared
+    (``use of undeclared identifier 'X'``, ``unknown type name 'X'``...) that the tree declares
+    only where such a test decides (its groups, or tree files it ``#include``\ s there).
+    Empty: unexplained."""
     if diag.file is None:
         return []
     own = report.findings_at(diag.file, diag.line)
@@ -322,7 +330,94 @@ def explain(diag: Diagnostic, report: Report) -> list[dict]:
         for f in report.findings_at(site.file, site.line):
             if f not in found:
                 found.append(f)
+    if found or not report.version_regions:
+        return found
+    sites = [(diag.file, diag.line), *((c.file, c.line) for c in diag.chain)]
+    for file, line in sites:
+        rel = report.rel_out(file)
+        site = report.src_site(rel, line) if rel else None
+        if site is None:
+            continue
+        for region in report.version_regions:
+            if region.path == site[0] and region.first <= site[1] <= region.last:
+                return [region.finding]
+    missing = _UNDECLARED_RE.search(diag.message)
+    if missing:
+        for region in report.version_regions:
+            if missing.group(1) in region.names:
+                return [region.finding]
     return found
+
+
+# --------------------------------------------------------------------------- version tests
+#: Findings that say a preprocessor test on a CUDA version or architecture macro takes another
+#: branch in a HIP build (HP1209 cuda-version-macro: ``#if CUDART_VERSION >= 2020``,
+#: ``#if __CUDA_ARCH__ >= 700``): code of that conditional, and names only it declares, are the
+#: finding's consequences.
+VERSION_TEST_IDS = frozenset({"HP1209"})
+_UNDECLARED_RE = re.compile(
+    r"(?:use of undeclared identifier|unknown type name|no template named|no member named|"
+    r"use of undeclared label|no type named) '([A-Za-z_][A-Za-z0-9_]*)'")
+_DIRECTIVE_RE = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
+
+
+@dataclass
+class VersionRegion:
+    """A conditional (``#if`` ... ``#endif``, lines ``first``-``last`` of SRC file ``path``, all its
+    groups) one of whose controlling lines (``#if``/``#elif``) carries ``finding`` (a
+    :data:`VERSION_TEST_IDS` finding). ``names``: the identifiers in its groups and in the tree's
+    files that its groups ``#include`` (directly; quoted includes, resolved next to the file)."""
+
+    path: str
+    first: int
+    last: int
+    finding: dict
+    names: frozenset[str]
+
+
+def version_regions(src_root: Path, findings: list[dict]) -> list[VersionRegion]:
+    """The conditionals of the tree that a CUDA version test governs (see :class:`VersionRegion`).
+
+    Args:
+        src_root: the converted SRC folder; findings name files relative to it.
+        findings: the report's findings (``path``, ``line``, ``rule_id``).
+
+    Unreadable files are skipped. Comments are not removed: a directive inside a block comment
+    is rare in the trees checked and would at worst widen a region."""
+    lines_with: dict[str, dict[int, dict]] = {}
+    for f in findings:
+        if f.get("rule_id") in VERSION_TEST_IDS:
+            lines_with.setdefault(f["path"], {}).setdefault(int(f["line"]), f)
+    regions: list[VersionRegion] = []
+    for path, marked in sorted(lines_with.items()):
+        try:
+            text = (src_root / path).read_text(encoding="utf-8", errors="replace").split("\n")
+        except OSError:
+            continue
+        stack: list[tuple[int, dict | None]] = []  # (#if line, finding on a controlling line)
+        for n, raw in enumerate(text, 1):
+            m = _DIRECTIVE_RE.match(raw)
+            if not m:
+                continue
+            kind = m.group(1)
+            if kind.startswith("if"):
+                stack.append((n, marked.get(n)))
+            elif kind.startswith("elif") and stack:
+                start, found = stack[-1]
+                stack[-1] = (start, found or marked.get(n))
+            elif kind == "endif" and stack:
+                start, found = stack.pop()
+                if found is not None:
+                    body = "\n".join(text[start - 1:n])
+                    names = set(_IDENT_RE.findall(body))
+                    for inc in re.findall(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', body, re.M):
+                        try:
+                            names |= set(_IDENT_RE.findall(
+                                (src_root / path).parent.joinpath(inc).read_text(encoding="utf-8", errors="replace")))
+                        except OSError:
+                            pass
+                    regions.append(VersionRegion(path, start, n, found, frozenset(names)))
+    return regions
 
 
 # --------------------------------------------------------------------------- the tree

@@ -354,3 +354,34 @@ def test_errors_that_follow_from_an_explained_error(tree):
     assert [(e.line, e.explained_by) for e in errors] == [
         (4, ["HP2001 main.cu:3"]), (5, ["consequence of HP2001 main.cu:3"]), (3, [])]
     assert first is errors[2]
+
+
+def test_errors_in_code_a_cuda_version_test_selects(tmp_path):
+    """An ``#if CUDART_VERSION >= ...`` (HP1209 on its line) takes its ``#else`` in a HIP build:
+    an error inside that conditional, and a use elsewhere of a name that the tree declares only in
+    a file included under it, are explained by the HP1209 finding; an error outside it, or an
+    undeclared name the conditional does not hold, stays unexplained."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir(), out.mkdir()
+    main = ("#if CUDART_VERSION >= 2020\n#include \"kernels.cuh\"\n#else\nint fallback();\n#endif\n"
+            "int run() { return set_count(0) + other(); }\n"
+            "int main() {\n#if CUDART_VERSION >= 2020\n  return run();\n#else\n  old_path();\n#endif\n}\n")
+    (src / "main.cu").write_text(main)
+    (out / "main.hip").write_text(main)
+    (src / "kernels.cuh").write_text("int set_count(int n);\n")
+    (out / "kernels.cuh").write_text("int set_count(int n);\n")
+    report = {"files": [{"path": "main.cu", "output": "main.hip"}, {"path": "kernels.cuh", "output": "kernels.cuh"}],
+              "findings": [{"path": "main.cu", "line": 1, "rule_id": "HP1209", "severity": "warning"},
+                           {"path": "main.cu", "line": 8, "rule_id": "HP1209", "severity": "warning"}]}
+    (out / "hipport-report.json").write_text(json.dumps(report))
+    rep = nsf.Report(src, out)
+    assert [(r.path, r.first, r.last) for r in rep.version_regions] == [("main.cu", 1, 5), ("main.cu", 8, 12)]
+    hip = str(out / "main.hip")
+
+    def cause(line, message):
+        return [f"{f['rule_id']} {f['path']}:{f['line']}" for f in nsf.explain(nsf.Diagnostic(hip, line, 1, message), rep)]
+
+    assert cause(11, "use of undeclared identifier 'old_path'") == ["HP1209 main.cu:8"]
+    assert cause(6, "use of undeclared identifier 'set_count'") == ["HP1209 main.cu:1"]
+    assert cause(6, "use of undeclared identifier 'other'") == []
+    assert cause(7, "expected ';'") == []
