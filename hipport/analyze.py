@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from functools import lru_cache
+from typing import TYPE_CHECKING, Callable
 
 import tree_sitter
 
@@ -45,11 +46,15 @@ from .macro_asm import analyze_macro_asm
 from .vector_macros import analyze_vector_macros
 from .interop_include import analyze_interop_includes
 
+if TYPE_CHECKING:
+    from .buildfiles.data import Library
+
 HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
 #: Headers whose inclusion makes the HIP runtime (and the kernel language) available.
 RUNTIME_HEADERS = frozenset({HIP_RUNTIME_HEADER})
 
 _INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include\b", re.MULTILINE)
+_INCLUDE_NAME = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\r\n]+)[>"]', re.MULTILINE)
 _LAUNCH = LAUNCH_OPEN  # <<< and the spaced << < that nvcc accepts too
 _MAIN = re.compile(rb"(?<![A-Za-z0-9_])main[ \t\r\n]*\(")
 _ASM = re.compile(rb"(?<![A-Za-z0-9_])(?:__asm__|__asm|asm)(?![A-Za-z0-9_])")
@@ -417,6 +422,31 @@ def _include_guard(ctx: _FileContext) -> tree_sitter.Node | None:
     return guard if define_name is not None and ctx.text(define_name) == ctx.text(name) else None
 
 
+@lru_cache(maxsize=2)
+def _unavailable_headers(target_libs: str) -> dict[str, "Library"]:
+    """Header -> the CUDA library of ``rules/build/libraries.yaml`` that declares it
+    (``cuda_headers``) where an include of it, left as written, cannot compile for AMD: the
+    library has no HIP/ROCm replacement under ``target_libs`` (NPP, nvJPEG, cuFile, NVML under
+    ``hip``), or the replacement's headers have other names and no header rule maps this one
+    (NVML -> ROCm SMI under ``roc``). Headers a replacement keeps (Thrust's) are not listed.
+    The build rules are loaded on the first include the header rules do not map."""
+    from .buildfiles.data import default_build_rules
+
+    unavailable = {}
+    for library in default_build_rules().libraries:
+        replacement = library.replacement(target_libs)
+        for header in library.cuda_headers:
+            if replacement is None or header not in replacement.headers:
+                unavailable[header] = library
+    return unavailable
+
+
+def _unavailable_library(name: str, target_libs: str) -> "Library | None":
+    """The library with no HIP/ROCm counterpart whose header ``name`` is (see
+    :func:`_unavailable_headers`), or None."""
+    return _unavailable_headers(target_libs).get(name)
+
+
 def _rewrite_includes(ctx: _FileContext, resolve_header: HeaderResolver, rename_cu: bool = True) -> set[str]:
     """Map include paths; return the headers the ported file includes unconditionally (at the
     top level, or directly inside its include guard)."""
@@ -456,6 +486,10 @@ def _rewrite_includes(ctx: _FileContext, resolve_header: HeaderResolver, rename_
                 check_name = _FINDING_STATUSES.get(status)
                 if check_name:
                     ctx.report(check_name, path_node, name=name, **_mapping_fields(mapping, ctx.rules))
+            elif construct is None and (library := _unavailable_library(name, ctx.rules.target_libs)) is not None:
+                ctx.result.uses_cuda = True
+                ctx.report("cuda-library-unavailable", path_node, library=library.name,
+                           construct=f"#include {raw.decode('utf-8', 'replace')}", note=library.note)
         parent_key = (node.parent.id if node.parent else -1, new_name)
         if new_name == HIP_RUNTIME_HEADER and parent_key in included and not node.parent.has_error:
             # A second hip_runtime.h include in the same block: drop the whole line.
@@ -649,6 +683,28 @@ def _find_main(ctx: _FileContext) -> None:
             return
 
 
+def _tree_header_before_runtime(ctx: _FileContext, resolve_header: HeaderResolver) -> bool:
+    """True when a header of the tree is included above the file's first runtime include.
+
+    nvcc includes ``cuda_runtime.h`` before the first line of every ``.cu`` file, so a project
+    header included above the file's own ``#include <cuda_runtime.h>`` still sees the CUDA
+    runtime: NVIDIA's helper_cuda.h defines ``checkCudaErrors`` and ``getLastCudaError`` only
+    ``#ifdef`` the runtime's include guard (cuda-samples' nbody includes it first). The port then
+    needs the HIP runtime include at the top as well. ``resolve_header`` may offer
+    ``in_tree(name)`` (any include form; :class:`hipport.convert._HeaderResolver`), else quoted
+    includes are resolved with it."""
+    in_tree = getattr(resolve_header, "in_tree", None) or (lambda name: resolve_header(name) is not None)
+    for match in _INCLUDE_NAME.finditer(ctx.source):
+        name = match.group(2).decode("utf-8", "replace")
+        mapping = ctx.rules.headers.get(name)
+        ported = ctx.rules.target(mapping)[0] if mapping is not None else name
+        if ported in RUNTIME_HEADERS or name in RUNTIME_HEADERS:
+            return False
+        if mapping is None and in_tree(name):
+            return True
+    return False
+
+
 def _implicit_include_offset(ctx: _FileContext) -> int:
     """Where ``#include <hip/hip_runtime.h>`` goes in a file that lacks it (a line start):
     after the include-guard opening, or after ``#pragma once``, or before the first code."""
@@ -724,7 +780,7 @@ def analyze_file(
     analyze_group_members(ctx)
     analyze_device_context(ctx)
     analyze_register_keyword(ctx, fix)
-    if is_cuda_unit and not headers & RUNTIME_HEADERS:
+    if is_cuda_unit and (not headers & RUNTIME_HEADERS or _tree_header_before_runtime(ctx, resolve_header)):
         _insert_runtime_include(ctx)
         ctx.result.uses_cuda = True
     analyze_interop_includes(ctx)

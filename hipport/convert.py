@@ -106,6 +106,15 @@ class _HeaderResolver:
                 return candidate
         return None
 
+    def in_tree(self, name: str) -> bool:
+        """True when an include of ``name`` (quoted or angled, e.g. ``<helper_cuda.h>`` found
+        through an ``-I Common`` of the build) can name a file of the tree: one resolves as a quoted
+        include, or a tree file's path ends with ``/name``."""
+        if self(name) is not None:
+            return True
+        suffix = "/" + posixpath.normpath(name)
+        return any(f.endswith(suffix) for f in self._files)
+
 
 #: Byte-order marks of encodings whose text is not ASCII-compatible (longest first).
 _WIDE_BOMS = ((b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"), (b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"),

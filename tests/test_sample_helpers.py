@@ -13,7 +13,9 @@ helper_math.h):
 - common/vec_math.h: component-wise operators on float2/float3/float4/int2/uint3 next to the
   operators HIP's AMD vector types define (HP2005: kept for NVIDIA only), included through
   ``builtin_types.h``;
-- main.cu and blas_status.cu use them; branches.h holds two overloads in exclusive #if branches
+- main.cu and blas_status.cu use them; helpers_first.cu includes status_names.h above its own
+  ``#include <cuda_runtime.h>`` (nvcc has read the runtime before the first line, so the
+  cudaError_t overload exists; the port puts the HIP runtime include at the top); branches.h holds two overloads in exclusive #if branches
   (no finding); dot_operator.cu defines ``float operator*(float3, float3)`` (HP2006); and
   legacy_cutil.cu uses the old cutil API (HP2009).
 
@@ -88,8 +90,21 @@ def test_the_rewrites(tmp_path: Path) -> None:
         "CUresult", "hipError_t").replace("cudaError_t", "hipError_t")
 
 
+def test_runtime_include_goes_above_a_helper_included_first(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    convert_tree(SRC, out, ConvertOptions(jobs=1))
+    source = (SRC / "helpers_first.cu").read_text()
+    comment, code = source.split("\n#include", 1)
+    expected = comment + "\n#include <hip/hip_runtime.h>\n#include" + code.replace(
+        "<cuda_runtime.h>", "<hip/hip_runtime.h>").replace("cudaError_t", "hipError_t").replace(
+        "cudaMalloc(", "hipMalloc(").replace("cudaFree(", "hipFree(")
+    assert (out / "helpers_first.hip").read_text() == expected
+    # main.cu includes the runtime first: nothing is added at its top
+    assert (out / "main.hip").read_text().startswith('#include <hip/hip_runtime.h>\n#include "common/status_names.h"\n')
+
+
 def test_originals_compile_for_nvidia(toolchain, tmp_path: Path) -> None:
-    for name in ("main.cu", "blas_status.cu"):
+    for name in ("main.cu", "blas_status.cu", "helpers_first.cu"):
         toolchain.compile_cuda(SRC / name, tmp_path / f"{name}.o", link=False)
 
 
@@ -106,6 +121,9 @@ def test_port_compiles_for_amd(toolchain, amd_library_include, port: Path, tmp_p
     assert toolchain.code_object_targets(obj) == TWO_ENTRIES
     # host code only (no kernel, so no code objects): the cuBLAS overload compiles against hipBLAS 6.4
     toolchain.compile_amd(port / "blas_status.hip", tmp_path / "blas.o", ["gfx90a", "gfx1100"], ["-I", str(port)])
+    first = tmp_path / "first.o"
+    toolchain.compile_amd(port / "helpers_first.hip", first, ["gfx90a", "gfx1100"], ["-I", str(port)])
+    assert toolchain.code_object_targets(first) == TWO_ENTRIES
 
 
 def test_port_compiles_for_nvidia(toolchain, port: Path, tmp_path: Path) -> None:
