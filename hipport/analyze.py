@@ -44,6 +44,7 @@ from .launch_spacing import LAUNCH_OPEN, analyze_launch_spacing
 from .macro_asm import analyze_macro_asm
 from .vector_macros import analyze_vector_macros
 from .interop_include import analyze_interop_includes
+from .elaborated import elaborated_name
 
 HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
 #: Headers whose inclusion makes the HIP runtime (and the kernel language) available.
@@ -55,6 +56,8 @@ _MAIN = re.compile(rb"(?<![A-Za-z0-9_])main[ \t\r\n]*\(")
 _ASM = re.compile(rb"(?<![A-Za-z0-9_])(?:__asm__|__asm|asm)(?![A-Za-z0-9_])")
 _IDENTIFIER_TYPES = frozenset({"identifier", "type_identifier", "namespace_identifier", "ERROR"})
 _SKIPPED_DIRECTIVES = frozenset({b"#error", b"#warning"})
+#: Mapping kinds a tag keyword can precede (``struct cudaGraphicsResource``: :mod:`hipport.elaborated`).
+_TYPE_KINDS = frozenset({"type", "enum"})
 #: Bytes that can be part of an identifier (``$`` is a GCC extension, bytes >= 0x80 are UTF-8
 #: identifier characters): a match next to one is part of a longer name.
 _WORD_BYTES = frozenset(bytes([b]) for b in
@@ -243,6 +246,8 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
         if renamed_to is not None and renamed_to != name:
             row, column = _point_of(ctx, node, start)
             ctx.result.renamed.setdefault(name, (renamed_to, row + 1, column + 1))
+        if hip and mapping.kind in _TYPE_KINDS:
+            hip = elaborated_name(ctx, node, start, end, mapping, hip)
         if hip is not None:
             if not hip and source[end:end + 1] in (b" ", b"\t") and source[start - 1:start] in (b" ", b"\t", b"\n"):
                 end += 1  # a deleted name (CUDART_CB) takes one blank after it along
@@ -456,6 +461,9 @@ def _rewrite_includes(ctx: _FileContext, resolve_header: HeaderResolver, rename_
                 check_name = _FINDING_STATUSES.get(status)
                 if check_name:
                     ctx.report(check_name, path_node, name=name, **_mapping_fields(mapping, ctx.rules))
+                if replacement and replacement == mapping.hip and mapping.absent_fix:
+                    ctx.report("header-absent", path_node, name=name, hip=replacement,
+                               note=f" ({mapping.note})" if mapping.note else "", fix=mapping.absent_fix)
         parent_key = (node.parent.id if node.parent else -1, new_name)
         if new_name == HIP_RUNTIME_HEADER and parent_key in included and not node.parent.has_error:
             # A second hip_runtime.h include in the same block: drop the whole line.

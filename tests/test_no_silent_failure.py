@@ -59,14 +59,7 @@ GROUPS: dict[str, tuple[Path, dict]] = {
 
 #: Units that fail for a known hipport gap: (group, OUT unit) -> the gap. Strict xfails: when the
 #: gap is closed the test passes, fails as XPASS, and the entry must go.
-GAPS: dict[tuple[str, str], str] = {
-    ("families", "cudnn.hip"):
-        "cudnn.h is ported to <hipdnn.h>, which neither HIP 6.4 nor the toolchain's ROCm 6.4 library "
-        "headers ship ('hipdnn.h' file not found), and the include line has no finding",
-    ("families", "cudnn_unported.hip"):
-        "cudnn.h is ported to <hipdnn.h>, which neither HIP 6.4 nor the toolchain's ROCm 6.4 library "
-        "headers ship ('hipdnn.h' file not found), and the include line has no finding",
-}
+GAPS: dict[tuple[str, str], str] = {}
 
 #: Inputs that are not programs: golden rewrite inputs whose CUDA original does not compile either
 #: (nvcc stops at the same line). (group, OUT unit) -> why. Checked to be compiled and to fail.
