@@ -92,6 +92,9 @@ class FileAnalysis:
         call_rewrites: (CUDA function, what the port does to the call, 1-based line, column) for
             each call rewritten beyond a rename (:class:`hipport.rules.CallRewrite`), which a
             name mapping alone cannot do (``--compat`` reports them).
+        type_rewrites: (CUDA type, what the port writes, what to write in a ``--compat`` tree,
+            1-based line, column) for each tag keyword before a CUDA type whose port is more
+            than a rename (:mod:`hipport.elaborated`; ``--compat`` reports them).
     """
 
     edits: list[Edit] = field(default_factory=list)
@@ -106,6 +109,7 @@ class FileAnalysis:
     renamed: dict[str, tuple[str, int, int]] = field(default_factory=dict)
     headers_mapped: dict[str, str] = field(default_factory=dict)
     call_rewrites: list[tuple[str, str, int, int]] = field(default_factory=list)
+    type_rewrites: list[tuple[str, str, str, int, int]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

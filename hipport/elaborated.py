@@ -113,6 +113,29 @@ def _what(facts: dict[str, str]) -> str:
     return f"a typedef of {facts.get('type', facts['kind'])}"
 
 
+def describe_tag(name: str) -> str | None:
+    """What the HIP/ROCm headers declare ``name`` as, for ``hipport explain``
+    (``hipGraphicsResource is a typedef of struct _hipGraphicsResource (hip/...h:1337)``); None
+    when the data does not list it."""
+    facts = type_tags().get(name)
+    if facts is None:
+        return None
+    via = f" (through #define {name} {facts['via']})" if "via" in facts else ""
+    return f"{name} is {_what(facts)}{via} ({facts['at']})"
+
+
+def _compat_note(ctx: "_FileContext", mapping: Mapping, written: str, port: str, form: str, row: int,
+                 column: int) -> None:
+    """Record, for ``--compat`` (HP1401), a keyword-and-name the port writes otherwise: the
+    compat header's ``#define cudaX hipX`` makes ``struct cudaX`` the uncompilable
+    ``struct hipX``. In C++ a CUDA tag name may be written without its keyword, which both CUDA
+    and (through the macro) HIP take; a forward declaration needs a CUDA-only branch."""
+    fix = (f"keep this forward declaration for CUDA only (#if !defined(__HIP__)): HIP's headers declare the type"
+           if form == "declaration" else f"write {mapping.cuda} without the keyword, which CUDA and HIP both take")
+    ctx.result.type_rewrites.append(
+        (mapping.cuda, f"the port writes {port} for {written}, as HIP's name is a typedef", fix, row + 1, column + 1))
+
+
 def elaborated_name(ctx: "_FileContext", node: tree_sitter.Node, start: int, end: int, mapping: Mapping,
                     hip: bytes | None) -> bytes | None:
     """The text that replaces the CUDA name at ``source[start:end]`` (``hip``, or the tag HIP's
@@ -138,8 +161,9 @@ def elaborated_name(ctx: "_FileContext", node: tree_sitter.Node, start: int, end
     if node.type == "type_identifier" and parent is not None and parent.type in _SPECIFIERS \
             and parent.child_by_field_name("name") == node:
         first = parent.children[0]
-        if first.type.encode() not in KEYWORDS or parent.children[1] != node:
-            return hip  # enum class X, or a comment between keyword and name
+        between = parent.children[1:parent.children.index(node)] if node in parent.children else [None]
+        if first.type.encode() not in KEYWORDS or any(c is None or c.type != "comment" for c in between):
+            return hip  # enum class X, an attribute between keyword and name
         specifier, keyword_start, keyword_end = parent, first.start_byte, first.end_byte
         keyword = first.type.encode()
     elif node.type == "type_identifier" and parent is not None and parent.type == "friend_declaration":
@@ -159,15 +183,19 @@ def elaborated_name(ctx: "_FileContext", node: tree_sitter.Node, start: int, end
         else _text_form(source, end)
     if facts["is"] == "tag" and facts["kind"] in allowed:
         return hip  # struct hipPitchedPtr, enum hipMemcpyKind: HIP's own tag
+    from .analyze import _point_of
+    row, column = _point_of(ctx, node, keyword_start)
+    written = f"{keyword.decode()} {mapping.cuda}"
     if form != "definition" and facts["is"] == "typedef" and facts["kind"] in allowed and "tag" in facts:
+        _compat_note(ctx, mapping, written, f"{keyword.decode()} {facts['tag']}", form, row, column)
         return facts["tag"].encode("ascii")
     if form == "use":
         stop = keyword_end
         while source[stop:stop + 1] in (b" ", b"\t", b"\\", b"\r", b"\n") and stop < start:
             stop += 1
         ctx.result.edits.append(Edit(keyword_start, stop, b""))
+        _compat_note(ctx, mapping, written, hip.decode("ascii"), form, row, column)
         return hip
-    from .analyze import _point_of
     name = hip.decode("ascii")
     if form == "definition":
         advice = (f"The HIP/ROCm headers declare {name} already ({facts.get('at', '?')}): use it, and keep this "
@@ -175,7 +203,7 @@ def elaborated_name(ctx: "_FileContext", node: tree_sitter.Node, start: int, end
     else:
         advice = (f"Delete this forward declaration: the HIP/ROCm headers declare {name} ({facts.get('at', '?')}); "
                   f"include that header where the type is used")
-    ctx.report("elaborated-typedef", _point_of(ctx, node, keyword_start), name=mapping.cuda,
+    ctx.report("elaborated-typedef", (row, column), name=mapping.cuda,
                keyword=keyword.decode(), hip=name, what=_what(facts), advice=advice,
                form="forward declaration" if form == "declaration" else form)
     return hip

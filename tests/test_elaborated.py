@@ -159,3 +159,28 @@ def test_every_recorded_fact_holds_for_clang(toolchain, amd_library_include, tmp
     assert _syntax_errors(toolchain, amd_library_include, tmp_path, "good.hip", good) == set()
     rejected = _syntax_errors(toolchain, amd_library_include, tmp_path, "bad.hip", bad)
     assert [name for line, name in enumerate(what, 1) if line not in rejected] == []
+
+
+def test_class_union_and_macro_forms_exact(tmp_path):
+    """``class`` names a struct tag too; a union tag HIP keeps (also through HIP's macro alias
+    hipKernelNodeAttrValue) stays; a keyword in a macro body, across a line continuation, is
+    found in the text; a comment may stand between keyword and name."""
+    source = tmp_path / "src" / "forms.cpp"
+    source.parent.mkdir()
+    source.write_text(
+        "#include <cuda_runtime.h>\n"
+        "class cudaGraphicsResource *as_class;\n"
+        "union cudaLaunchAttributeValue value;\n"
+        "union cudaKernelNodeAttrValue node_value;\n"
+        "#define HANDLE_TYPE enum \\\n"
+        "    cudaExternalMemoryHandleType\n"
+        "struct /* opaque */ cudaGraphicsResource *commented;\n")
+    convert_tree(source.parent, tmp_path / "out", ConvertOptions())
+    assert (tmp_path / "out" / "forms.cpp").read_text() == (
+        "#include <hip/hip_runtime.h>\n"
+        "class _hipGraphicsResource *as_class;\n"
+        "union hipLaunchAttributeValue value;\n"
+        "union hipKernelNodeAttrValue node_value;\n"
+        "#define HANDLE_TYPE enum \\\n"
+        "    hipExternalMemoryHandleType_enum\n"
+        "struct /* opaque */ _hipGraphicsResource *commented;\n")
