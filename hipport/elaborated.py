@@ -183,8 +183,8 @@ def elaborated_name(ctx: "_FileContext", node: tree_sitter.Node, start: int, end
         else _text_form(source, end)
     if facts["is"] == "tag" and facts["kind"] in allowed:
         return hip  # struct hipPitchedPtr, enum hipMemcpyKind: HIP's own tag
-    from .analyze import _point_of
-    row, column = _point_of(ctx, node, keyword_start)
+    # the keyword's 0-based row and byte column (it may stand on a line before the name)
+    row, column = source.count(b"\n", 0, keyword_start), keyword_start - (source.rfind(b"\n", 0, keyword_start) + 1)
     written = f"{keyword.decode()} {mapping.cuda}"
     if form != "definition" and facts["is"] == "typedef" and facts["kind"] in allowed and "tag" in facts:
         _compat_note(ctx, mapping, written, f"{keyword.decode()} {facts['tag']}", form, row, column)

@@ -184,3 +184,11 @@ def test_class_union_and_macro_forms_exact(tmp_path):
         "#define HANDLE_TYPE enum \\\n"
         "    hipExternalMemoryHandleType_enum\n"
         "struct /* opaque */ _hipGraphicsResource *commented;\n")
+
+
+def test_a_keyword_on_the_line_before_the_name_is_reported_at_the_keyword(tmp_path):
+    source = tmp_path / "src" / "split.cpp"
+    source.parent.mkdir()
+    source.write_text("#include <cuda_runtime.h>\nstruct\n  cudaLaunchParams { void *func; };\n")
+    report = convert_tree(source.parent, tmp_path / "out", ConvertOptions()).report
+    assert [(f.line, f.column, f.rule_id) for f in report.findings] == [(2, 1, "HP2017")]
