@@ -45,6 +45,7 @@ from .launch_spacing import LAUNCH_OPEN, analyze_launch_spacing
 from .macro_asm import analyze_macro_asm
 from .vector_macros import analyze_vector_macros
 from .interop_include import analyze_interop_includes
+from .elaborated import elaborated_name
 
 if TYPE_CHECKING:
     from .buildfiles.data import Library
@@ -60,6 +61,8 @@ _MAIN = re.compile(rb"(?<![A-Za-z0-9_])main[ \t\r\n]*\(")
 _ASM = re.compile(rb"(?<![A-Za-z0-9_])(?:__asm__|__asm|asm)(?![A-Za-z0-9_])")
 _IDENTIFIER_TYPES = frozenset({"identifier", "type_identifier", "namespace_identifier", "ERROR"})
 _SKIPPED_DIRECTIVES = frozenset({b"#error", b"#warning"})
+#: Mapping kinds a tag keyword can precede (``struct cudaGraphicsResource``: :mod:`hipport.elaborated`).
+_TYPE_KINDS = frozenset({"type", "enum"})
 #: Bytes that can be part of an identifier (``$`` is a GCC extension, bytes >= 0x80 are UTF-8
 #: identifier characters): a match next to one is part of a longer name.
 _WORD_BYTES = frozenset(bytes([b]) for b in
@@ -94,6 +97,9 @@ class FileAnalysis:
         call_rewrites: (CUDA function, what the port does to the call, 1-based line, column) for
             each call rewritten beyond a rename (:class:`hipport.rules.CallRewrite`), which a
             name mapping alone cannot do (``--compat`` reports them).
+        type_rewrites: (CUDA type, what the port writes, what to write in a ``--compat`` tree,
+            1-based line, column) for each tag keyword before a CUDA type whose port is more
+            than a rename (:mod:`hipport.elaborated`; ``--compat`` reports them).
     """
 
     edits: list[Edit] = field(default_factory=list)
@@ -108,6 +114,7 @@ class FileAnalysis:
     renamed: dict[str, tuple[str, int, int]] = field(default_factory=dict)
     headers_mapped: dict[str, str] = field(default_factory=dict)
     call_rewrites: list[tuple[str, str, int, int]] = field(default_factory=list)
+    type_rewrites: list[tuple[str, str, str, int, int]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +255,8 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
         if renamed_to is not None and renamed_to != name:
             row, column = _point_of(ctx, node, start)
             ctx.result.renamed.setdefault(name, (renamed_to, row + 1, column + 1))
+        if hip and mapping.kind in _TYPE_KINDS:
+            hip = elaborated_name(ctx, node, start, end, mapping, hip)
         if hip is not None:
             if not hip and source[end:end + 1] in (b" ", b"\t") and source[start - 1:start] in (b" ", b"\t", b"\n"):
                 end += 1  # a deleted name (CUDART_CB) takes one blank after it along
@@ -486,6 +495,9 @@ def _rewrite_includes(ctx: _FileContext, resolve_header: HeaderResolver, rename_
                 check_name = _FINDING_STATUSES.get(status)
                 if check_name:
                     ctx.report(check_name, path_node, name=name, **_mapping_fields(mapping, ctx.rules))
+                if replacement and replacement == mapping.hip and mapping.absent_fix:
+                    ctx.report("header-absent", path_node, name=name, hip=replacement,
+                               note=f" ({mapping.note})" if mapping.note else "", fix=mapping.absent_fix)
             elif construct is None and (library := _unavailable_library(name, ctx.rules.target_libs)) is not None:
                 ctx.result.uses_cuda = True
                 ctx.report("cuda-library-unavailable", path_node, library=library.name,

@@ -423,6 +423,14 @@ def describe_mapping(mapping, calls=()) -> str:
     if mapping.hip_lacks:
         rows.append(("HIP lacks", "; ".join(f"{mapping.cuda}({s})" for s in mapping.hip_lacks) + " (HP2015)"))
         rows.append(("instead", mapping.overload_fix))
+    if mapping.absent_fix:
+        rows.append(("absent", f"no HIP 6.4 or ROCm 6.4 package ships {mapping.hip} (HP2016)"))
+        rows.append(("instead", mapping.absent_fix))
+    if mapping.kind in ("type", "enum"):
+        from .elaborated import describe_tag
+        for label, name in (("HIP type", mapping.hip), ("roc type", mapping.roc if mapping.roc_library else None)):
+            if name and (fact := describe_tag(name)):
+                rows.append((label, fact))
     rows.append(("defined at", f"{mapping.path}:{mapping.line}"))
     width = max(len(key) for key, _ in rows)
     return "\n".join(f"{key.ljust(width)}  {value}" for key, value in rows)

@@ -170,7 +170,7 @@ def _compat_findings(ported, rules: RuleSet, names: CompatNames) -> list[Finding
     HP1401), each call the port rewrites beyond a rename (HP1401), each compiler macro the
     header leaves alone (HP1402)."""
     summary = ported.summary
-    renamed, _headers, call_rewrites = ported.compat or ({}, {}, [])
+    renamed, _headers, call_rewrites, type_rewrites = ported.compat or ({}, {}, [], [])
     out: list[Finding] = []
     for f in summary.findings:
         if f.rule_id in _PORT_EDIT_CHECKS:
@@ -191,6 +191,8 @@ def _compat_findings(ported, rules: RuleSet, names: CompatNames) -> list[Finding
                 fix = f"write {twin}, which CUDA has too and hipport_compat.h maps to {hip_twin}"
         out.append(_named_finding(rules, "compat-source-edit", summary.path, line, column, name=name,
                                   what=f"the port rewrites the call: {what}", fix=fix))
+    for name, what, fix, line, column in type_rewrites:
+        out.append(_named_finding(rules, "compat-source-edit", summary.path, line, column, name=name, what=what, fix=fix))
     for name, (hip, line, column) in renamed.items():
         mapping = mapping_of(rules, name)
         if mapping is None:
@@ -297,7 +299,7 @@ def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, tree_
     if not extra:
         return data
     ported.summary.findings = filter_and_fingerprint(with_fix.findings, body)
-    ported.compat = (with_fix.renamed, with_fix.headers_mapped, with_fix.call_rewrites)
+    ported.compat = (with_fix.renamed, with_fix.headers_mapped, with_fix.call_rewrites, with_fix.type_rewrites)
     return bom + apply_edits(body, extra)
 
 

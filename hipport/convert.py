@@ -82,7 +82,7 @@ class PortedFile:
     defines_main: bool = False
     uses_hip: bool = False
     cuda_names: FileNames | None = None
-    compat: tuple = ()  # (renamed, headers_mapped, call_rewrites) of FileAnalysis (hipport.compat)
+    compat: tuple = ()  # (renamed, headers_mapped, call_rewrites, type_rewrites) of FileAnalysis (hipport.compat)
     write_status: str = ""  # what OutputGuard.write did (hipport.manifest), when written into OUT
     record: str = ""  # the SHA-256 the manifest records for the output
 
@@ -189,7 +189,7 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
     summary.findings = filter_and_fingerprint(findings, data)
     output = bom + (apply_edits(data, analysis.edits) if analysis.edits else data)
     return PortedFile(file, output, summary, analysis.defines_main, analysis.uses_cuda, analysis.cuda_names,
-                      (analysis.renamed, analysis.headers_mapped, analysis.call_rewrites))
+                      (analysis.renamed, analysis.headers_mapped, analysis.call_rewrites, analysis.type_rewrites))
 
 
 # Worker-process state, set once per process by _init_worker (the rules are loaded and

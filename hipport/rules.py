@@ -85,6 +85,8 @@ class Mapping:
             spell them, comma-separated (``const float *``); empty for every other entry.
         overload_fix: what to write instead where an overload is missing ("" without one).
         report_unknown_type: report a call whose first argument's type hipport cannot read.
+        absent_fix: for a header entry whose ``hip`` header the HIP 6.4 / ROCm 6.4 packages do
+            not ship (field ``absent``), what to use instead (reported as HP2016); else "".
     """
 
     cuda: str
@@ -103,6 +105,7 @@ class Mapping:
     hip_lacks: tuple[str, ...] = ()
     overload_fix: str = ""
     report_unknown_type: bool = False
+    absent_fix: str = ""
 
     def target(self, target_libs: str = "hip") -> tuple[str | None, str]:
         """(replacement name or None, status) for ``target_libs`` (one of :data:`TARGET_LIBS`).
@@ -285,6 +288,8 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "signature-differs": frozenset({"name", "hip", "what"}),
     "signature-narrower": frozenset({"name", "hip", "what"}),
     "missing-overload": frozenset({"name", "type", "lacks", "fix"}),
+    "header-absent": frozenset({"name", "hip", "note", "fix"}),
+    "elaborated-typedef": frozenset({"name", "keyword", "hip", "what", "form", "advice"}),
     "host-api-in-device-code": frozenset({"name", "hip", "function", "kind", "origin", "advice"}),
     "host-api-in-host-device-code": frozenset({"name", "hip", "function", "kind", "origin", "advice"}),
     "register-keyword": frozenset({"name", "where"}),
@@ -629,12 +634,15 @@ def _parse_mappings(path: Path, data: dict, node: yaml.Node | None) -> RuleFileC
             raise RuleError(path, line, f"{entry['cuda']}: a roc name needs the file's 'roc_library'")
         if entry.get("roc_status") == "unsupported" and "roc" in entry:
             raise RuleError(path, line, f"{entry['cuda']}: roc_status unsupported with a roc name")
+        if "absent" in entry and (entry["kind"] != "header" or not entry.get("hip")):
+            raise RuleError(path, line, f"{entry['cuda']}: 'absent' belongs to a header entry with a hip name")
         mappings.append(Mapping(
             cuda=entry["cuda"], hip=entry.get("hip"), kind=entry["kind"], status=entry["status"],
             family=family, section=entry.get("section", ""), note=entry.get("note", ""),
             versions={k: entry[k] for k in VERSION_FIELDS if k in entry},
             path=str(path), line=line, roc=entry.get("roc"), roc_status=entry.get("roc_status", ""),
             roc_library=roc_library, **_overload_fields(entry.get("overloads")),
+            absent_fix=entry.get("absent", {}).get("fix", ""),
         ))
     info = Family(family, data["title"], data["source"], roc_library, data.get("upstream", {}), str(path),
                   data.get("versions_of", "CUDA"), data.get("cpp_namespace", ""))
@@ -688,7 +696,8 @@ def _from_cache(path: Path, cached: dict) -> RuleFileContent:
     family = cached["family"]
     return RuleFileContent(
         [Mapping(*fields[:8], path=where, line=fields[8], roc=fields[9], roc_status=fields[10], roc_library=fields[11],
-                 hip_lacks=tuple(fields[12]), overload_fix=fields[13], report_unknown_type=fields[14])
+                 hip_lacks=tuple(fields[12]), overload_fix=fields[13], report_unknown_type=fields[14],
+                 absent_fix=fields[15])
          for fields in cached["mappings"]],
         [Check(*fields, path=where, line=line) for *fields, line in cached["checks"]],
         [PtxEquivalent(*fields, path=where, line=line) for *fields, line in cached["ptx"]],
@@ -704,7 +713,8 @@ def _from_cache(path: Path, cached: dict) -> RuleFileContent:
 def _to_cache(content: RuleFileContent) -> dict:
     return {
         "mappings": [[m.cuda, m.hip, m.kind, m.status, m.family, m.section, m.note, m.versions, m.line,
-                      m.roc, m.roc_status, m.roc_library, list(m.hip_lacks), m.overload_fix, m.report_unknown_type]
+                      m.roc, m.roc_status, m.roc_library, list(m.hip_lacks), m.overload_fix, m.report_unknown_type,
+                      m.absent_fix]
                      for m in content.mappings],
         "family": ([content.family.id, content.family.title, content.family.source, content.family.roc_library,
                     content.family.upstream, content.family.versions_of, content.family.cpp_namespace]

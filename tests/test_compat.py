@@ -170,3 +170,26 @@ def test_compat_corpus_builds_with_hip_on_nvidia(toolchain, compat_corpus, tmp_p
     _run([toolchain.cmake, "--build", build, "--parallel", "1"])
     for program in CORPUS_PROGRAMS:
         assert (build / program).is_file()
+
+
+def test_tag_keyword_before_a_typedef_name_is_reported(tmp_path):
+    """hipport_compat.h's #define cudaGraphicsResource hipGraphicsResource would make the kept
+    `struct cudaGraphicsResource` the uncompilable `struct hipGraphicsResource` (HIP's name is a
+    typedef, hipport.elaborated): each such place is HP1401; an enum tag HIP keeps is not."""
+    import json
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "interop.cu").write_text("#include <cuda_runtime.h>\nstruct cudaGraphicsResource;\n"
+                                    "struct cudaGraphicsResource *resource;\n"
+                                    "enum cudaMemcpyKind kind = cudaMemcpyHostToDevice;\n")
+    compat_tree(src, tmp_path / "out")
+    assert (src / "interop.cu").read_text().count("struct cudaGraphicsResource") == 2
+    report = json.loads((tmp_path / "out" / "hipport-report.json").read_text())
+    what = ("HP1401 error cudaGraphicsResource: the port writes struct _hipGraphicsResource for struct "
+            "cudaGraphicsResource, as HIP's name is a typedef; in a --compat tree the CUDA source keeps it as "
+            "written, which no name mapping can change")
+    assert findings_lines(report) == [f"2:1 {what}", f"3:1 {what}"]
+    assert [f["fix"] for f in report["findings"]] == [
+        "keep this forward declaration for CUDA only (#if !defined(__HIP__)): HIP's headers declare the type",
+        "write cudaGraphicsResource without the keyword, which CUDA and HIP both take"]

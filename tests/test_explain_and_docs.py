@@ -185,3 +185,16 @@ def test_explain_shows_the_roc_name_status_and_versions(tmp_path):
         "roc              (none: rocLIB has no equivalent) [unsupported]"
     assert rules.headers["lib.h"].target("roc") == ("roclib/roclib.h", "supported")
     assert rules.headers["lib.h"].target("hip") == ("hiplib/hiplib.h", "supported")
+
+
+def test_explain_shows_the_header_facts_of_a_type_and_an_absent_header():
+    graphics = CliRunner().invoke(main, ["explain", "cudaGraphicsResource"]).output.splitlines()
+    assert ("HIP type    hipGraphicsResource is a typedef of struct _hipGraphicsResource "
+            "(hip/hip_runtime_api.h:1337)") in graphics
+    state = CliRunner().invoke(main, ["explain", "curandStateXORWOW"]).output.splitlines()
+    assert [line for line in state if line.startswith(("HIP type", "roc type"))] == [
+        "HIP type    hiprandStateXORWOW is a struct tag (hiprand/hiprand_kernel.h:65)",
+        "roc type    rocrand_state_xorwow is a typedef of rocrand_device::xorwow_engine (rocrand/rocrand_xorwow.h:228)"]
+    cudnn = CliRunner().invoke(main, ["explain", "cudnn.h"]).output.splitlines()
+    assert "absent      no HIP 6.4 or ROCm 6.4 package ships hipdnn.h (HP2016)" in cudnn
+    assert any(line.startswith("instead     Use MIOpen, ROCm's DNN library (#include <miopen/miopen.h>)") for line in cudnn)

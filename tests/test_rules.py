@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from hipport.convert import convert_tree
+from hipport.convert import ConvertOptions, convert_tree
 from hipport.resources import data_dir
 from hipport.rules import RuleError, load_rules
 
@@ -172,3 +172,46 @@ def test_cache_can_be_turned_off(tmp_path, monkeypatch):
     path = _write(tmp_path / "a.yaml", HEADER + "      - {cuda: cudaFoo, hip: hipFoo, kind: function, status: supported}\n")
     load_rules([path])
     assert not (tmp_path / "cache").exists()
+
+
+def test_every_header_mapping_names_a_header_of_the_toolchain(toolchain, amd_library_include):
+    """Each header entry's hip and roc header is a file below the toolchain's HIP 6.4.3 or ROCm
+    6.4 library include folders, except the entries marked ``absent`` (reported as HP2016),
+    whose hip header is in neither: the mark is exactly where the header is missing."""
+    roots = [toolchain.hip_amd_include, amd_library_include]
+    missing, marked = [], []
+    for target in ("hip", "roc"):
+        for name, mapping in sorted(load_rules(target_libs=target).headers.items()):
+            replacement = mapping.target(target)[0]
+            if replacement is None:
+                continue
+            if not any((root / replacement).is_file() for root in roots):
+                missing.append(f"{target}: {name} -> {replacement}")
+            if mapping.absent_fix and replacement == mapping.hip:
+                marked.append(f"{target}: {name} -> {replacement}")
+    assert missing == marked == ["hip: cudnn.h -> hipdnn.h"]
+
+
+def test_absent_belongs_to_a_header_entry(tmp_path):
+    path = _write(tmp_path / "a.yaml", HEADER + "      - {cuda: cudaFoo, hip: hipFoo, kind: function, status: supported, "
+                                                "absent: {fix: use bar}}\n")
+    with pytest.raises(RuleError, match=r"a\.yaml:5: cudaFoo: 'absent' belongs to a header entry with a hip name"):
+        load_rules([path])
+
+
+def test_an_absent_header_is_reported_on_its_include_line(tmp_path):
+    """HP2016 with the entry's fix, under --target-libs=hip only where the hip header is used
+    (--target-libs=roc ports cudnn.h to miopen/miopen.h, which ROCm 6.4 ships)."""
+    source = tmp_path / "src" / "net.cpp"
+    source.parent.mkdir()
+    source.write_text("#include <cstdio>\n#include <cudnn.h>\nint main() { return 0; }\n")
+    for target, expected in (("hip", [(2, "HP2016")]), ("roc", [])):
+        report = convert_tree(source.parent, tmp_path / target, ConvertOptions(target_libs=target)).report
+        assert [(f.line, f.rule_id) for f in report.findings] == expected
+    finding = convert_tree(source.parent, tmp_path / "again", ConvertOptions()).report.findings[0]
+    assert (finding.column, finding.message, finding.fix) == (
+        10, "<cudnn.h> is ported to <hipdnn.h>, which neither HIP 6.4 nor the ROCm 6.4 libraries ship (hipDNN "
+            "(ROCm/hipDNN) is archived and not part of ROCm 6.4; --target-libs=roc ports to MIOpen.)",
+        "Use MIOpen, ROCm's DNN library (#include <miopen/miopen.h>); its API differs from cuDNN's: convert with "
+        "--target-libs=roc, which maps the cuDNN names MIOpen has and reports the others, or keep the cuDNN code "
+        "behind #ifdef __HIP_PLATFORM_NVIDIA__")
