@@ -1351,7 +1351,11 @@ class _MaskWidth:
         self.scan, self.function, self.masks = scan, function, masks
 
     def of(self, node: tree_sitter.Node | None, depth: int = 0, in_macro: bool = False) -> _Width | None:
-        node = _strip(node)
+        while node is not None and node.type == "parenthesized_expression":  # (a comment may follow a macro body)
+            inner = [child for child in node.named_children if child.type != "comment"]
+            if len(inner) != 1:
+                break
+            node = inner[0]
         if node is None or depth > 8:
             return None
         text = " ".join(node.text.decode("utf-8", "replace").split())
