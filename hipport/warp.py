@@ -224,6 +224,7 @@ _DEFINITIONS = "(function_definition) @definition"
 _CALL_NODES = "(call_expression) @call"
 _DECLARATIONS = "[(declaration) (parameter_declaration)] @declaration"
 _FILE_DECLARATIONS = "[(declaration) (field_declaration)] @declaration"
+_TYPE_NAMES = "[(type_definition) (alias_declaration)] @definition"
 
 
 @functools.cache
@@ -1173,8 +1174,9 @@ class MaskDefinition:
     Attributes:
         path: the file (relative to the tree, ``/``-separated); ``line``: its line (1-based).
         kind: ``"macro"`` (an object-like ``#define``), ``"variable"`` (a declaration outside
-            functions: ``constexpr unsigned kAll = ...;``, ``__constant__ uint32_t m;``) or
-            ``"field"`` (a class member).
+            functions: ``constexpr unsigned kAll = ...;``, ``__constant__ uint32_t m;``),
+            ``"field"`` (a class member) or ``"type"`` (``typedef unsigned int lanes_t;``,
+            ``using lanes_t = uint32_t;``, of a 32- or 64-bit integer type).
         text: the macro's replacement text, or the declared type (``unsigned int``).
         widened: --fix widens it where it is defined, whatever its users (a full mask named like
             a mask, :func:`_named_full_masks`).
@@ -1189,8 +1191,9 @@ class MaskDefinition:
 
 def _mask_definitions(path: str, source: bytes, root: tree_sitter.Node,
                       wanted: frozenset[str] | None = None) -> dict[str, list[MaskDefinition]]:
-    """The object-like macros of a file, and its variables outside functions and class members
-    named in ``wanted`` (None: all), by name, in source order."""
+    """The object-like macros of a file, its type names of 32- and 64-bit integer types, and its
+    variables outside functions and class members named in ``wanted`` (None: all), by name, in
+    source order."""
     found: dict[str, list[MaskDefinition]] = {}
     widened = {node.start_byte for _, _, node in _named_full_masks(source, root)}
 
@@ -1204,6 +1207,13 @@ def _mask_definitions(path: str, source: bytes, root: tree_sitter.Node,
         if node.type != "identifier" or node.parent is None or node.parent.type != "preproc_def" or body.endswith(b"\\"):
             continue
         add(match.group(1).decode(), node, "macro", body.decode("utf-8", "replace"))
+    if b"typedef" in source or b"using" in source:
+        for node in _query(_TYPE_NAMES, root):
+            type_node = node.child_by_field_name("type")
+            named = node.child_by_field_name("name" if node.type == "alias_declaration" else "declarator")
+            type_text = " ".join(type_node.text.decode("utf-8", "replace").split()) if type_node is not None else ""
+            if named is not None and named.type == "type_identifier" and _type_bits(type_text) is not None:
+                add(named.text.decode("utf-8", "replace"), named, "type", type_text)
     if wanted is not None and not wanted:
         return found
     for node in _query(_FILE_DECLARATIONS, root):
@@ -1307,7 +1317,7 @@ def mask_names(sources, parser) -> MaskNames | None:
     definitions: dict[str, dict[str, list[MaskDefinition]]] = {}
     for path in sorted({f for seen in visible.values() for files in seen for f in files}):
         source = sources[path]
-        if b"define" not in source and not pattern.search(source):
+        if b"define" not in source and b"typedef" not in source and b"using" not in source and not pattern.search(source):
             continue
         found = _mask_definitions(path, source, parser.parse(source).root_node,
                                   wanted if pattern.search(source) else frozenset())
@@ -1350,6 +1360,14 @@ class _MaskWidth:
     def __init__(self, scan: "_Scan", function: tree_sitter.Node | None, masks: set[str]):
         self.scan, self.function, self.masks = scan, function, masks
 
+    def type_bits(self, type_text: str) -> int | None:
+        """:func:`_type_bits`, also for a type name of this file or of a file it sees."""
+        bits = _type_bits(type_text)
+        if bits is None and re.fullmatch(r"[A-Za-z_]\w*", type_text):
+            found = {_type_bits(d.text) for d in self.scan.definitions_of(type_text, ("type",))}
+            bits = found.pop() if len(found) == 1 else None
+        return bits
+
     def of(self, node: tree_sitter.Node | None, depth: int = 0, in_macro: bool = False) -> _Width | None:
         while node is not None and node.type == "parenthesized_expression":  # (a comment may follow a macro body)
             inner = [child for child in node.named_children if child.type != "comment"]
@@ -1380,7 +1398,7 @@ class _MaskWidth:
         if kind == "cast_expression":
             type_node = node.child_by_field_name("type")
             cast = " ".join(type_node.text.decode().split()) if type_node is not None else ""
-            bits = _type_bits(cast)
+            bits = self.type_bits(cast)
             return None if bits is None else _64 if bits == 64 else _Width(32, cast, (_Leaf(text, "", cast, ""),))
         if kind == "call_expression":
             function = node.child_by_field_name("function")
@@ -1388,7 +1406,7 @@ class _MaskWidth:
             if _64BIT_CALLS.match(called):
                 return _64
             cast = re.match(r"^(?:static_cast|reinterpret_cast)\s*<\s*(.+?)\s*>$", called)
-            bits = _type_bits(cast.group(1)) if cast else None
+            bits = self.type_bits(cast.group(1)) if cast else None
             return None if bits is None else _64 if bits == 64 else _Width(32, cast.group(1), (_Leaf(text, "", cast.group(1), ""),))
         if kind == "unary_expression" and node.child_by_field_name("operator").type in ("~", "-", "+"):
             return self.of(node.child_by_field_name("argument"), depth + 1, in_macro)
@@ -1429,7 +1447,7 @@ class _MaskWidth:
             declared = scope.type_text(self.scan.ctx, name)
             if declared == "auto" and value is not None:
                 return self.of(value, depth + 1)
-            bits = _type_bits(declared)
+            bits = self.type_bits(declared)
             if bits != 32:
                 return _64 if bits == 64 else None
             where = f"{self.scan.ctx.path}:{declarator.start_point[0] + 1}"
@@ -1451,7 +1469,7 @@ class _MaskWidth:
                 always = definition.widened or all(leaf.widened == "always" for leaf in inner.leaves)
                 widths.append(_Width(32, inner.type, (_Leaf(name, where, inner.type, "always" if always else ""),)))
                 continue
-            bits = _type_bits(definition.text)
+            bits = self.type_bits(definition.text)
             widths.append(None if bits is None else _64 if bits == 64 else _Width(
                 32, definition.text, (_Leaf(name, where, definition.text, "always" if definition.widened else ""),)))
         if not widths or any(w is None for w in widths) or len({w.bits for w in widths}) != 1:
@@ -1617,7 +1635,9 @@ class _MaskFunction:
                 continue
             name, text = self.call_name(node), " ".join(self.text(mask).split())
             unwidened = next((part for part in found.leaves if not part.widened), None)
-            leaf = unwidened or found.leaves[0]
+            # the part to name: with --fix, one that stays 32-bit when the function is left as written
+            leaf = next((part for part in found.leaves if part.widened != "always"), found.leaves[0]) \
+                if self.scan.fix else found.leaves[0]
             if len(found.leaves) == 1 and leaf.text == text:
                 what = f"the mask `{text}`{f' ({leaf.where})' if leaf.where else ''} is a 32-bit {_spelled(leaf.type)}"
             else:

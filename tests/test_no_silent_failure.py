@@ -203,9 +203,10 @@ def test_32bit_masks_are_explained_at_each_call(fixture_results):
     """warp_masks/main.cu: each *_sync call with a 32-bit mask is a compile error of its own
     (HIP 6.4's static_assert on the mask type, reported in amd_warp_sync_functions.h with the
     call in an instantiation note), whether the mask is a macro or constant of the file or of
-    its header lanes.h, a struct member, a parameter, a local, a literal or an expression of
-    them; each is explained by the HP1102 at that call (issue 10: the finding on the macro's or
-    constant's own line explains none of them). The 64-bit mask of line 22 compiles."""
+    its header lanes.h, a struct member, a parameter (one of a typedef of lanes.h), a local, a
+    literal or an expression of them; each is explained by the HP1102 at that call (issue 10:
+    the finding on the macro's or constant's own line explains none of them). The 64-bit mask
+    of line 23 compiles."""
     unit = next(u for p in fixture_results["programs"] for u in p["units"] if u["unit"] == "warp_masks/main.hip")
     assert unit["status"] == "explained", _describe(unit)
     header = "amd_warp_sync_functions.h"
@@ -213,7 +214,8 @@ def test_32bit_masks_are_explained_at_each_call(fixture_results):
         (header, line, f"static assertion failed due to requirement 'sizeof({mask}) == 8'", [f"HP1102 warp_masks/main.cu:{call}"])
         for line, mask, call in [(235, "unsigned int", 13), (261, "unsigned int", 14), (274, "unsigned int", 15),
                                  (248, "unsigned int", 16), (152, "unsigned int", 17), (129, "unsigned int", 17),
-                                 (141, "unsigned int", 18), (129, "int", 19), (235, "int", 20), (189, "unsigned int", 21)]]
+                                 (141, "unsigned int", 18), (129, "int", 19), (235, "int", 20), (189, "unsigned int", 21),
+                                 (219, "unsigned int", 22)]]
 
 
 def test_exit_status_and_bad_path(tmp_path, capsys):
