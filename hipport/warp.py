@@ -10,7 +10,11 @@ uses ``warpSize`` at run time only. This pass reports:
 * full 32-bit literal masks (``0xffffffff``) passed to the ``*_sync`` builtins: always widened to
   ``0xffffffffffffffffULL`` (otherwise the port does not compile) and reported (HP1101);
 * masks and ballot results kept in 32-bit variables, and ballots counted with ``__popc``
-  (HP1102); also named full-mask constants outside functions;
+  (HP1102); also named full-mask constants outside functions; and every ``*_sync`` call whose
+  mask argument is 32-bit, at the call (where HIP's ``static_assert`` on the mask type fails),
+  naming where the mask got its type: a literal, a cast, a local, a macro, variable, typedef or
+  class member of the file or of a file of the tree it sees (:func:`mask_names`), or an
+  expression of them (:class:`_MaskWidth`); one such finding a line;
 * the literals 32, 31, 0x1f and shifts by 5 in lane or warp arithmetic: next to ``threadIdx``,
   ``blockDim``, ``laneId``/``warpId``-like names or ``warpSize``, and ``< 32`` ending a shuffle
   loop (HP1103);
@@ -56,6 +60,10 @@ constant expression is needed):
   with other lane masks, ``m - 1``, a test against 0 or a condition, an assignment to another
   such variable, ``__popc``/``__ffs`` (which become ``__popcll``/``__ffsll``); anything else
   (a store through a pointer, a return, an argument of another function) leaves the function;
+* a ``*_sync`` call whose mask is 32-bit needs no edit of its own when every 32-bit part of the
+  mask is widened anyway: such a local of the function, or a full mask named like a mask
+  (widened where it is defined, on its own); any other 32-bit part (``#define HALF 0xffffu``,
+  a struct member, a typedef) leaves the function as written;
 * ``1 << lane``/``1u << lane`` used as a lane mask becomes ``1ull << lane``;
 * ``threadIdx.x % 32``, ``/ 32``, ``& 31``, ``& 0x1f``, ``>> 5`` (also on a local copy of
   ``threadIdx.x``) become ``warpSize`` arithmetic; ``blockDim.x / 32`` (and ``>> 5``), the number
