@@ -241,8 +241,10 @@ def _tree_prepasses(files: list[TreeFile], options: ConvertOptions, parser) -> t
 
 
 def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet,
-              guard: OutputGuard | None) -> Iterator[PortedFile]:
-    """Port (and write through ``guard``, unless None) every file, in parallel for large trees.
+              guard: OutputGuard | None, prepasses: tuple[WarpTree | None, MaskNames | None] | None = None
+              ) -> Iterator[PortedFile]:
+    """Port (and write through ``guard``, unless None) every file, in parallel for large trees;
+    ``prepasses``: what :func:`_tree_prepasses` returned for ``files`` (None: run them here).
 
     In parallel, files are handed out largest first, a few at a time, so no worker is left with
     a long tail; results then come in that order, not in the order of ``files``.
@@ -251,7 +253,7 @@ def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet,
     jobs = options.jobs or os.cpu_count() or 1
     size = sum(f.size for f in files if f.convert)
     parser = new_parser()
-    shared, masks = _tree_prepasses(files, options, parser)
+    shared, masks = prepasses if prepasses is not None else _tree_prepasses(files, options, parser)
     if jobs == 1 or size < _PARALLEL_THRESHOLD_BYTES:
         for file in files:
             yield _port_and_write(file, rules, options, tree_files, parser, guard, shared, masks)

@@ -671,6 +671,37 @@ def test_32bit_mask_of_a_header_defined_by_the_file_including_it(tmp_path):
         f"bcast.cuh:1:54 HP1102 __shfl_sync: the mask `TEAM_LANES` (main.cu:1) is a 32-bit unsigned int{_AMD}"]
 
 
+def test_compat_fix_sees_a_32bit_mask_of_a_header(tmp_path):
+    """convert --compat --fix decides each file with the tree's mask definitions too: the
+    header's HALF_LANES leaves half_lanes as written (the CUDA source keeps its loop) while
+    all_lanes, with a 64-bit mask, is rewritten; the call has its HP1102."""
+    from hipport.compat import compat_tree
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "lanes.cuh").write_text("#define HALF_LANES 0x0000ffffu\n")
+    kernel = ('#include "lanes.cuh"\n'
+              "__device__ float all_lanes(float v) {\n"
+              "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffffffffffULL, v, o);\n"
+              "  return v;\n"
+              "}\n"
+              "__device__ float half_lanes(float v) {\n"
+              "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(HALF_LANES, v, o);\n"
+              "  return v;\n"
+              "}\n")
+    (src / "k.cu").write_text(kernel)
+    report = compat_tree(src, tmp_path / "out", ConvertOptions(fix=True)).report
+    assert (tmp_path / "out" / "k.cu").read_text() == kernel.replace("int o = 16", "int o = warpSize / 2", 1)
+    assert [line for line in _tree_findings(report) if line.startswith("k.cu")] == [
+        "k.cu:3:16 HP1107 the shuffle loop: 16 rewritten to warpSize / 2 (--fix)",
+        "k.cu:6:18 HP1111 --fix left half_lanes as written: the mask `HALF_LANES` of __shfl_down_sync (line 7) is "
+        "32-bit, and --fix does not widen it",
+        "k.cu:7:16 HP1104 shuffle reduction starts at offset 16 (for (int o = 16; o > 0; o >>= 1)): on a 64-wide "
+        "wavefront lanes 32-63 are never combined",
+        f"k.cu:7:58 HP1102 __shfl_down_sync: the mask `HALF_LANES` (lanes.cuh:1) is a 32-bit unsigned int{_AMD}",
+    ]
+
+
 @pytest.mark.parametrize("literal, expected", [
     ("0x7fffffff", "int"), ("0xffffffff", "unsigned int"), ("0xFFFFFFFFu", "unsigned int"), ("4294967295", "long"),
     ("2147483647", "int"), ("2147483648u", "unsigned int"), ("0x100000000", "long"), ("0xffffffffffffffff", "unsigned long"),
