@@ -207,21 +207,20 @@ def tree_includes(root: Path, rels: list[str], tree_files: frozenset[str]) -> di
     return {rel: graph.reach(rel)[0] for rel in rels}
 
 
-def reached_files(sources: dict[str, bytes], rels=None) -> dict[str, set[str]]:
+def reached_files(sources: dict[str, bytes]) -> dict[str, set[str]]:
     """The files of a tree each of its files includes, directly or through the tree's own
     headers, resolved as :func:`tree_includes` resolves them.
 
     Args:
         sources: path relative to the tree (``/``-separated) -> the file's content, for every
             file includes may name.
-        rels: the paths to answer for (an iterable of keys of ``sources``); None: all of them.
 
     Returns:
         path -> the set of tree paths it reaches (itself left out unless an include cycle leads
-        back to it), for each path of ``rels``.
+        back to it), for each path of ``sources``.
     """
     graph = _IncludeGraph(None, frozenset(sources), read=sources.__getitem__)
-    return {rel: graph.reach(rel)[1] for rel in (sources if rels is None else rels)}
+    return {rel: graph.reach(rel)[1] for rel in sources}
 
 
 def included_units(root: Path, units: list[str], tree_files: frozenset[str]) -> set[str]:

@@ -360,9 +360,6 @@ class _Scan:
     def fix_of(self, start: int, end: int, text: bytes, what: str, at, block: bool = False) -> _Fix:
         return _Fix(start, end, text, what, at, block)
 
-    def is_code(self, node: tree_sitter.Node) -> bool:
-        return node.type not in _CODE_SKIP and node.type != "preproc_arg"
-
     def value_of(self, node: tree_sitter.Node, depth: int = 0) -> tree_sitter.Node | None:
         """The initialiser of a local variable named by ``node`` (an identifier), else None."""
         node = _strip(node)
@@ -1451,7 +1448,7 @@ class _MaskWidth:
         if scope is not None and name in scope.declared:
             if name in scope.twice:
                 return None
-            type_node, declarator, value = scope.declared[name]
+            _, declarator, value = scope.declared[name]
             declared = scope.type_text(self.scan.ctx, name)
             if declared == "auto" and value is not None:
                 return self.of(value, depth + 1)
