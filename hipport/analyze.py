@@ -40,7 +40,7 @@ from .register_keyword import analyze_register_keyword
 from .signatures import report_signatures
 from .overloads import analyze_overloads
 from .group_members import analyze_group_members
-from .warp import WarpTree, analyze_warps
+from .warp import MaskNames, WarpTree, analyze_warps
 from .launch_spacing import LAUNCH_OPEN, analyze_launch_spacing
 from .macro_asm import analyze_macro_asm
 from .vector_macros import analyze_vector_macros
@@ -752,6 +752,7 @@ def analyze_file(
     fix: bool = False,
     resolve_header: HeaderResolver = lambda name: None,
     warp_tree: WarpTree | None = None,
+    mask_names: MaskNames | None = None,
     rename_cu: bool = True,
 ) -> FileAnalysis:
     """Port one parsed file.
@@ -766,6 +767,8 @@ def analyze_file(
         fix: also apply the safe wavefront-size rewrites (see :mod:`hipport.warp`).
         resolve_header: see :data:`HeaderResolver`.
         warp_tree: the tree-wide --fix decisions on shared warp-size names (:func:`hipport.warp.warp_tree`).
+        mask_names: where the tree's other files define the names ``*_sync`` calls pass as
+            masks (:func:`hipport.warp.mask_names`); None: this file's definitions only.
         rename_cu: ``#include "x.cu"`` of a project file follows its rename to ``x.hip``
             (default); False when the ``.cu`` files keep their names (``convert --in-place``).
 
@@ -784,7 +787,7 @@ def analyze_file(
         analyze_macro_asm(ctx)
     if b"main" in source:
         _find_main(ctx)
-    analyze_warps(ctx, fix, warp_tree)
+    analyze_warps(ctx, fix, warp_tree, mask_names)
     ctx.result.cuda_names = collect_cuda_names(ctx)
     analyze_collisions(ctx)
     analyze_cutil(ctx)

@@ -142,8 +142,9 @@ class _IncludeGraph:
     to the including file's folder, then to the root, else the one file whose path ends with
     ``/<name>``, as found through an include folder). Files are read once, when first asked."""
 
-    def __init__(self, root: Path, tree_files: frozenset[str]) -> None:
+    def __init__(self, root: Path | None, tree_files: frozenset[str], read=None) -> None:
         self.root, self.tree_files = root, tree_files
+        self.read = read or (lambda rel: (self.root / rel).read_bytes())  # rel -> the file's bytes
         self.direct: dict[str, list[tuple[str, str | None]]] = {}
         self.by_suffix: dict[str, str | None] = {}
 
@@ -156,7 +157,7 @@ class _IncludeGraph:
     def scan(self, rel: str) -> list[tuple[str, str | None]]:
         """(include name as written, tree file it names or None) for each include of ``rel``."""
         if rel not in self.direct:
-            names = [m.decode("utf-8", "surrogateescape") for m in _INCLUDE.findall((self.root / rel).read_bytes())]
+            names = [m.decode("utf-8", "surrogateescape") for m in _INCLUDE.findall(self.read(rel))]
             resolved = []
             for name in names:
                 target = None
@@ -204,6 +205,22 @@ def tree_includes(root: Path, rels: list[str], tree_files: frozenset[str]) -> di
     """
     graph = _IncludeGraph(root, tree_files)
     return {rel: graph.reach(rel)[0] for rel in rels}
+
+
+def reached_files(sources: dict[str, bytes]) -> dict[str, set[str]]:
+    """The files of a tree each of its files includes, directly or through the tree's own
+    headers, resolved as :func:`tree_includes` resolves them.
+
+    Args:
+        sources: path relative to the tree (``/``-separated) -> the file's content, for every
+            file includes may name.
+
+    Returns:
+        path -> the set of tree paths it reaches (itself left out unless an include cycle leads
+        back to it), for each path of ``sources``.
+    """
+    graph = _IncludeGraph(None, frozenset(sources), read=sources.__getitem__)
+    return {rel: graph.reach(rel)[1] for rel in sources}
 
 
 def included_units(root: Path, units: list[str], tree_files: frozenset[str]) -> set[str]:

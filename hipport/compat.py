@@ -28,8 +28,8 @@ from pathlib import Path
 
 from . import __version__
 from .cmake import PLATFORM_MODULE, UnitInfo, cmake_listable, included_units, render_cmake, render_platform_module, tree_includes
-from .convert import (ConvertOptions, ConversionResult, _finding, _new_report, _port_all, _write_generated,
-                      finish_conversion)
+from .convert import (ConvertOptions, ConversionResult, _finding, _new_report, _port_all, _tree_prepasses,
+                      _write_generated, finish_conversion)
 from .discover import discover
 from .edits import apply_edits
 from .findings import Finding
@@ -243,12 +243,14 @@ def compat_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions()
     result.report.options["compat"] = True
     guard = OutputGuard(out, read_manifest(out) if out.is_dir() else None, options.force)
     names, cuda_names, units, parser = CompatNames(), TreeNames(rules), [], new_parser()
-    ported_files = sorted(_port_all(files, analysis_options, rules, guard=None), key=lambda p: p.file.rel)
+    prepasses = _tree_prepasses(files, analysis_options, parser)
+    ported_files = sorted(_port_all(files, analysis_options, rules, guard=None, prepasses=prepasses),
+                          key=lambda p: p.file.rel)
     for done, ported in enumerate(ported_files, 1):
         file = ported.file
         data = file.source.read_bytes()
         if file.convert and options.fix:
-            data = _fix_edits(file, data, rules, analysis_options, tree_files, parser, ported)
+            data = _fix_edits(file, data, rules, analysis_options, tree_files, parser, ported, prepasses[1])
         ported.summary.output = file.rel
         if file.convert:
             ported.summary.findings = _compat_findings(ported, rules, names)
@@ -283,16 +285,19 @@ def compat_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions()
     return finish_conversion(result, guard, rules, out, started)
 
 
-def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, tree_files, parser, ported) -> bytes:
+def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, tree_files, parser, ported,
+               masks=None) -> bytes:
     """``data`` with the edits that ``convert --fix`` adds to ``convert`` (``register`` deleted,
     wavefront-size rewrites), which stay correct CUDA; the findings and names of ``ported``
-    become those of the analysis with ``--fix`` (HP1107, HP1214 for what was fixed)."""
+    become those of the analysis with ``--fix`` (HP1107, HP1214 for what was fixed). ``masks``:
+    the tree's :func:`hipport.warp.mask_names` (where the names ``*_sync`` calls pass as masks
+    are defined), as the analysis without --fix had it."""
     from .analyze import analyze_file
     from .convert import _HeaderResolver
     bom = b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b""
     body = data[len(bom):]
     tree = parser.parse(body)
-    kwargs = dict(is_cuda_unit=file.is_cuda_unit, resolve_header=_HeaderResolver(tree_files, file.rel))
+    kwargs = dict(is_cuda_unit=file.is_cuda_unit, resolve_header=_HeaderResolver(tree_files, file.rel), mask_names=masks)
     with_fix = analyze_file(file.rel, body, tree, rules, fix=True, **kwargs)
     without = set(analyze_file(file.rel, body, tree, rules, fix=False, **kwargs).edits)
     extra = [e for e in with_fix.edits if e not in without]

@@ -30,7 +30,7 @@ from .precise import PreciseOptions, PreciseUnavailable, analyze_precise, merge,
 from .manifest import KEPT_EDITED, OutputGuard, read_manifest
 from .suppress import BUILD_FILE_COMMENTS, filter_and_fingerprint
 from .unknown_names import FileNames, TreeNames
-from .warp import WarpTree, warp_tree
+from .warp import MaskNames, WarpTree, mask_names, warp_tree
 
 REPORT_MARKDOWN = "hipport-report.md"
 REPORT_JSON = "hipport-report.json"
@@ -137,9 +137,10 @@ def _finding(rules: RuleSet, check_name: str, path: str, line: int, column: int,
 
 
 def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str],
-              parser=None, warp_tree: WarpTree | None = None) -> PortedFile:
+              parser=None, warp_tree: WarpTree | None = None, masks: MaskNames | None = None) -> PortedFile:
     """Read, parse and port one file (no writing); ``warp_tree``: the tree's --fix decisions on
-    warp-size names shared between files (:func:`_warp_tree`).
+    warp-size names shared between files, ``masks``: where its files define the names
+    ``*_sync`` calls pass as masks (:func:`_tree_prepasses`).
 
     Raises:
         OSError: the file cannot be read.
@@ -164,7 +165,7 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
     analysis = analyze_file(
         file.rel, data, tree, rules, is_cuda_unit=file.is_cuda_unit,
         launch_syntax=options.launch_syntax, fix=options.fix, resolve_header=_HeaderResolver(tree_files, file.rel),
-        warp_tree=warp_tree,
+        warp_tree=warp_tree, mask_names=masks,
         rename_cu=options.rename_cu,
     )
     findings = analysis.findings
@@ -198,19 +199,20 @@ _worker_state: dict = {}
 
 
 def _init_worker(rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str], guard: OutputGuard | None,
-                 warp_tree: WarpTree | None = None) -> None:
+                 warp_tree: WarpTree | None = None, masks: MaskNames | None = None) -> None:
     _worker_state.update(rules=rules, parser=new_parser(), options=options, tree_files=tree_files, guard=guard,
-                         warp_tree=warp_tree)
+                         warp_tree=warp_tree, masks=masks)
 
 
 def _port_and_write(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str],
-                    parser, guard: OutputGuard | None, warp_tree: WarpTree | None = None) -> PortedFile:
+                    parser, guard: OutputGuard | None, warp_tree: WarpTree | None = None,
+                    masks: MaskNames | None = None) -> PortedFile:
     """Port one file and, when ``guard`` is given, write it into its OUT (unless unchanged or
     edited by hand there, see :mod:`hipport.manifest`); the returned PortedFile then carries no
     content (only the summary and the write's outcome travel back to the parent process).
     Build files (CMake, Makefiles) are not written here: :func:`_migrate_build_files` migrates
     them once every file is ported, so they come back with their content."""
-    ported = port_file(file, rules, options, tree_files, parser, warp_tree)
+    ported = port_file(file, rules, options, tree_files, parser, warp_tree, masks)
     if guard is not None and build_file_kind(file.rel) is None:
         ported.write_status = guard.write(file.out_rel, ported.output, file.mode)
         ported.record = guard.written.get(file.out_rel, "")
@@ -220,16 +222,18 @@ def _port_and_write(file: TreeFile, rules: RuleSet, options: ConvertOptions, tre
 
 def _port_in_worker(file: TreeFile) -> PortedFile:
     s = _worker_state
-    return _port_and_write(file, s["rules"], s["options"], s["tree_files"], s["parser"], s["guard"], s["warp_tree"])
+    return _port_and_write(file, s["rules"], s["options"], s["tree_files"], s["parser"], s["guard"], s["warp_tree"],
+                           s["masks"])
 
 
-def _warp_tree(files: list[TreeFile], options: ConvertOptions, parser) -> WarpTree | None:
-    """--fix's prepass over the tree (:func:`hipport.warp.warp_tree`): a warp-size constant or a
-    device function of a header is rewritten in every file using it, or in none. Only with
-    --fix (without it nothing is rewritten, and the findings are the same). Files that cannot be
-    read or are UTF-16/32 are left to :func:`port_file`, which reports them."""
-    if not options.fix:
-        return None
+def _tree_prepasses(files: list[TreeFile], options: ConvertOptions, parser) -> tuple[WarpTree | None, MaskNames | None]:
+    """The prepasses over the whole tree, before any file is ported: where the names that
+    ``*_sync`` calls pass as masks are defined (:func:`hipport.warp.mask_names`, so a 32-bit
+    mask from a header is reported at the call), and, with --fix only,
+    :func:`hipport.warp.warp_tree`: a warp-size constant or a device function of a header is
+    rewritten in every file using it, or in none (without --fix nothing is rewritten, and the
+    findings are the same). Files that cannot be read or are UTF-16/32 are left to
+    :func:`port_file`, which reports them."""
     sources = []
     for file in files:
         if not file.convert or build_file_kind(file.rel) is not None:
@@ -241,12 +245,15 @@ def _warp_tree(files: list[TreeFile], options: ConvertOptions, parser) -> WarpTr
         if _wide_encoding(data):
             continue
         sources.append((file.rel, data[len(_UTF8_BOM):] if data.startswith(_UTF8_BOM) else data))
-    return warp_tree(sources, parser)
+    masks = mask_names(sources, parser)
+    return (warp_tree(sources, parser, masks) if options.fix else None), masks
 
 
 def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet,
-              guard: OutputGuard | None) -> Iterator[PortedFile]:
-    """Port (and write through ``guard``, unless None) every file, in parallel for large trees.
+              guard: OutputGuard | None, prepasses: tuple[WarpTree | None, MaskNames | None] | None = None
+              ) -> Iterator[PortedFile]:
+    """Port (and write through ``guard``, unless None) every file, in parallel for large trees;
+    ``prepasses``: what :func:`_tree_prepasses` returned for ``files`` (None: run them here).
 
     In parallel, files are handed out largest first, a few at a time, so no worker is left with
     a long tail; results then come in that order, not in the order of ``files``.
@@ -255,13 +262,13 @@ def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet,
     jobs = options.jobs or os.cpu_count() or 1
     size = sum(f.size for f in files if f.convert)
     parser = new_parser()
-    shared = _warp_tree(files, options, parser)
+    shared, masks = prepasses if prepasses is not None else _tree_prepasses(files, options, parser)
     if jobs == 1 or size < _PARALLEL_THRESHOLD_BYTES:
         for file in files:
-            yield _port_and_write(file, rules, options, tree_files, parser, guard, shared)
+            yield _port_and_write(file, rules, options, tree_files, parser, guard, shared, masks)
         return
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
-                             initargs=(rules, options, tree_files, guard, shared)) as pool:
+                             initargs=(rules, options, tree_files, guard, shared, masks)) as pool:
         largest_first = sorted(files, key=lambda f: -f.size)
         yield from pool.map(_port_in_worker, largest_first, chunksize=4)
 

@@ -10,7 +10,11 @@ uses ``warpSize`` at run time only. This pass reports:
 * full 32-bit literal masks (``0xffffffff``) passed to the ``*_sync`` builtins: always widened to
   ``0xffffffffffffffffULL`` (otherwise the port does not compile) and reported (HP1101);
 * masks and ballot results kept in 32-bit variables, and ballots counted with ``__popc``
-  (HP1102); also named full-mask constants outside functions;
+  (HP1102); also named full-mask constants outside functions; and every ``*_sync`` call whose
+  mask argument is 32-bit, at the call (where HIP's ``static_assert`` on the mask type fails),
+  naming where the mask got its type: a literal, a cast, a local, a macro, variable, typedef or
+  class member of the file or of a file of the tree it sees (:func:`mask_names`), or an
+  expression of them (:class:`_MaskWidth`); one such finding a line;
 * the literals 32, 31, 0x1f and shifts by 5 in lane or warp arithmetic: next to ``threadIdx``,
   ``blockDim``, ``laneId``/``warpId``-like names or ``warpSize``, and ``< 32`` ending a shuffle
   loop (HP1103);
@@ -56,6 +60,10 @@ constant expression is needed):
   with other lane masks, ``m - 1``, a test against 0 or a condition, an assignment to another
   such variable, ``__popc``/``__ffs`` (which become ``__popcll``/``__ffsll``); anything else
   (a store through a pointer, a return, an argument of another function) leaves the function;
+* a ``*_sync`` call whose mask is 32-bit needs no edit of its own when every 32-bit part of the
+  mask is widened anyway: such a local of the function, or a full mask named like a mask
+  (widened where it is defined, on its own); any other 32-bit part (``#define HALF 0xffffu``,
+  a struct member, a typedef) leaves the function as written;
 * ``1 << lane``/``1u << lane`` used as a lane mask becomes ``1ull << lane``;
 * ``threadIdx.x % 32``, ``/ 32``, ``& 31``, ``& 0x1f``, ``>> 5`` (also on a local copy of
   ``threadIdx.x``) become ``warpSize`` arithmetic; ``blockDim.x / 32`` (and ``>> 5``), the number
@@ -93,6 +101,7 @@ from typing import Protocol
 
 import tree_sitter
 
+from .cmake import reached_files
 from .edits import Edit
 from .parse import LANGUAGE
 
@@ -191,6 +200,7 @@ class _Item:
     reason: str = ""
     label: str = ""  # how HP1111 names it outside a function
     standalone: bool = False  # right on its own at both widths (a full mask widened): never joins a function
+    once_per_line: bool = False  # not reported on a line that has another HP1102 (a mask at its call)
 
 
 def _strip(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
@@ -221,6 +231,8 @@ def _arguments(call: tree_sitter.Node) -> list[tree_sitter.Node]:
 _DEFINITIONS = "(function_definition) @definition"
 _CALL_NODES = "(call_expression) @call"
 _DECLARATIONS = "[(declaration) (parameter_declaration)] @declaration"
+_FILE_DECLARATIONS = "[(declaration) (field_declaration)] @declaration"
+_TYPE_NAMES = "[(type_definition) (alias_declaration)] @definition"
 
 
 @functools.cache
@@ -287,12 +299,13 @@ def _union_root(parent: dict, key):
 class _Scan:
     """Collects the items of one file, then reports or fixes them unit by unit."""
 
-    def __init__(self, ctx: WarpContext, fix: bool, tree: "WarpTree | None" = None):
-        self.ctx, self.fix, self.tree = ctx, fix, tree
+    def __init__(self, ctx: WarpContext, fix: bool, tree: "WarpTree | None" = None, masks: "MaskNames | None" = None):
+        self.ctx, self.fix, self.tree, self.masks = ctx, fix, tree, masks
         self.items: list[_Item] = []
         self.links: list[tuple[object, object]] = []
         self._locals: dict[int, _Locals] = {}
         self.constants: dict[str, object] = {}  # warp-size constant name -> its unit
+        self._definitions: dict[str, list[MaskDefinition]] | None = None
 
     # -- helpers ---------------------------------------------------------------------------------
     def text(self, node: tree_sitter.Node | None) -> str:
@@ -311,6 +324,20 @@ class _Scan:
         if function.start_byte not in self._locals:
             self._locals[function.start_byte] = _Locals(self.ctx, function)
         return self._locals[function.start_byte]
+
+    def own_definitions(self) -> dict[str, list[MaskDefinition]]:
+        """The macros, variables outside functions and class members of this file, by name."""
+        if self._definitions is None:
+            self._definitions = _mask_definitions(self.ctx.path, self.ctx.source, self.ctx.root)
+        return self._definitions
+
+    def definitions_of(self, name: str, kinds: tuple[str, ...] | None = None) -> list[MaskDefinition]:
+        """The definitions of ``name`` (of the ``kinds`` given) in this file, else in the files of
+        the tree it sees (:class:`MaskNames`)."""
+        own = [d for d in self.own_definitions().get(name, ()) if kinds is None or d.kind in kinds]
+        if own or self.masks is None:
+            return own
+        return [d for d in self.masks.lookup(self.ctx.path, name) if kinds is None or d.kind in kinds]
 
     def function_name(self, function: tree_sitter.Node) -> str:
         declarator = function.child_by_field_name("declarator")
@@ -332,9 +359,6 @@ class _Scan:
 
     def fix_of(self, start: int, end: int, text: bytes, what: str, at, block: bool = False) -> _Fix:
         return _Fix(start, end, text, what, at, block)
-
-    def is_code(self, node: tree_sitter.Node) -> bool:
-        return node.type not in _CODE_SKIP and node.type != "preproc_arg"
 
     def value_of(self, node: tree_sitter.Node, depth: int = 0) -> tree_sitter.Node | None:
         """The initialiser of a local variable named by ``node`` (an identifier), else None."""
@@ -543,28 +567,20 @@ class _Scan:
         """Named full 32-bit masks outside functions: other files pass them to the *_sync builtins,
         where a 32-bit full mask selects half a wavefront and fails HIP's 64-bit static_assert.
         Widening a full mask is right at both widths, so each is a unit of its own."""
-        ctx = self.ctx
-        for match in _MASK_CONSTANT.finditer(ctx.source):
-            if not _FULL_MASK.match(match.group(3).decode()):
-                continue
-            node = ctx.node_at(match.start(2), match.end(2))
-            if not self.is_code(node) or self.function_of(node) is not None:
-                continue  # masks inside functions are judged where a call uses them
-            name, declared = match.group(2).decode(), " ".join(match.group(1).decode().split())
-            self.add(_Item(("file", match.start()), node, "warp-32bit-mask", name,
-                           {"what": f"the full mask {name} is declared {declared}"},
-                           [self.fix_of(match.start(1), match.end(1), WIDE_TYPE, f"the mask {name}", node),
-                            self.fix_of(match.start(3), match.end(3), WIDE_FULL_MASK, f"the mask {name}", node)],
-                           standalone=True))
-        for match in _MASK_DEFINE.finditer(ctx.source):
-            if not _FULL_MASK.match(match.group(2).decode()):
-                continue
-            node = ctx.node_at(match.start(1), match.end(1))
-            name = match.group(1).decode()
-            self.add(_Item(("file", match.start()), node, "warp-32bit-mask", name,
-                           {"what": f"the macro {name} is the 32-bit full mask"},
-                           [self.fix_of(match.start(2), match.end(2), WIDE_FULL_MASK, f"the mask {name}", node)],
-                           standalone=True))
+        for kind, match, node in _named_full_masks(self.ctx.source, self.ctx.root):
+            if kind == "constant":
+                name, declared = match.group(2).decode(), " ".join(match.group(1).decode().split())
+                self.add(_Item(("file", match.start()), node, "warp-32bit-mask", name,
+                               {"what": f"the full mask {name} is declared {declared}"},
+                               [self.fix_of(match.start(1), match.end(1), WIDE_TYPE, f"the mask {name}", node),
+                                self.fix_of(match.start(3), match.end(3), WIDE_FULL_MASK, f"the mask {name}", node)],
+                               standalone=True))
+            else:
+                name = match.group(1).decode()
+                self.add(_Item(("file", match.start()), node, "warp-32bit-mask", name,
+                               {"what": f"the macro {name} is the 32-bit full mask"},
+                               [self.fix_of(match.start(2), match.end(2), WIDE_FULL_MASK, f"the mask {name}", node)],
+                               standalone=True))
 
     # Warp-size constants ----------------------------------------------------------------------
     def warp_constants(self) -> None:
@@ -983,6 +999,7 @@ class _Scan:
 
     def resolve(self) -> None:
         block_at: int | None = None
+        pending: list[_Item] = []  # the findings of the units left as written, emitted last
         newline = b"\r\n" if b"\r\n" in self.ctx.source else b"\n"
         blocked = self.tree.blocked if self.tree is not None and self.tree.blocked is not None else {}
         for items, keys in self.groups():
@@ -1009,9 +1026,7 @@ class _Scan:
                                         replacement=edit.text.decode(),
                                         function=self.function_name(function) if function is not None else "its file scope")
                 continue
-            for item in items:
-                if item.check is not None:
-                    self.ctx.report(item.check, item.at, name=item.name, **item.fields)
+            pending.extend(item for item in items if item.check is not None)
             if self.fix:
                 blocker = next((item for item in items if item.fixes is None), None)
                 reported = set()
@@ -1031,6 +1046,16 @@ class _Scan:
                     self.ctx.report("warp-fix-skipped", at, name=where, reason=reason)
         if block_at is not None:
             self.ctx.result.edits.append(Edit(block_at, block_at, _WAVEFRONT_BLOCK.replace(b"{nl}", newline)))
+        lines = {self._line(item) for item in pending if item.check == "warp-32bit-mask" and not item.once_per_line}
+        for item in sorted(pending, key=lambda i: i.at.start_byte if hasattr(i.at, "start_byte") else i.at[0]):
+            if item.once_per_line:
+                if self._line(item) in lines:
+                    continue  # one 32-bit mask finding on a line is enough
+                lines.add(self._line(item))
+            self.ctx.report(item.check, item.at, name=item.name, **item.fields)
+
+    def _line(self, item: _Item) -> int:
+        return item.at.start_point[0] if hasattr(item.at, "start_point") else self.ctx.source.count(b"\n", 0, item.at[0])
 
     def _block_offset(self, node: tree_sitter.Node) -> int:
         """Line start of the top-level (or namespace-level) declaration holding ``node``."""
@@ -1046,6 +1071,415 @@ _MASK_CONSTANT = re.compile(
 _MASK_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w*(?:[Mm]ask|MASK)\w*)[ \t]+\(?([0-9A-Za-z~]+)\)?[ \t]*(?://.*|/\*.*)?$",
                           re.MULTILINE)
 _LAST_WARP = re.compile(rb"\bif\s*\(\s*([A-Za-z_][\w.]*)\s*<\s*32\s*\)")
+
+
+def _named_full_masks(source: bytes, root: tree_sitter.Node):
+    """The named full 32-bit masks that --fix widens where they are defined, each a unit of its
+    own (:meth:`_Scan.mask_constants`): yields ``("constant", match, name node)`` for
+    ``const unsigned kFullMask = 0xffffffff;`` outside functions (:data:`_MASK_CONSTANT`) and
+    ``("macro", match, name node)`` for ``#define FULL_MASK 0xffffffff`` (:data:`_MASK_DEFINE`)."""
+    for match in _MASK_CONSTANT.finditer(source) if b"ask" in source or b"ASK" in source else ():
+        if not _FULL_MASK.match(match.group(3).decode()):
+            continue
+        node = root.descendant_for_byte_range(match.start(2), match.end(2))
+        if node.type in _CODE_SKIP or node.type == "preproc_arg" or _enclosing(node, ("function_definition",)) is not None:
+            continue  # masks inside functions are judged where a call uses them
+        yield "constant", match, node
+    for match in _MASK_DEFINE.finditer(source) if b"ask" in source or b"ASK" in source else ():
+        if _FULL_MASK.match(match.group(2).decode()):
+            yield "macro", match, root.descendant_for_byte_range(match.start(1), match.end(1))
+
+
+# Widths of mask expressions ---------------------------------------------------------------------
+# HIP 6.4's *_sync builtins are templates on the mask type that static_assert ``sizeof(MaskT) ==
+# 8`` (hip/amd_detail/amd_warp_sync_functions.h, e.g. __shfl_sync at line 232), so what matters
+# at a call is the C++ type of its mask argument, as clang types it for AMD GPUs (LP64: int 32
+# bits, long and long long 64 bits; HIP's __ballot/__activemask return unsigned long long,
+# amd_warp_functions.h:114 and 130, the __lanemask_* functions uint64_t,
+# amd_device_functions.h:692-714).
+
+#: Integer types of 32 bits (as declared: the spelling of a declaration's type).
+_32BIT_TYPES = _NARROW_TYPES | {"signed", "signed int", "std::int32_t"}
+#: Integer types of 64 bits (``long`` is 64-bit in the LP64 data model of HIP on Linux).
+_64BIT_TYPES = frozenset({"unsigned long long", "unsigned long long int", "long long", "long long int", "unsigned long",
+                          "unsigned long int", "long", "long int", "uint64_t", "std::uint64_t", "int64_t",
+                          "std::int64_t", "size_t", "std::size_t", "lane_mask"})
+#: An integer literal: digits (a prefix for hex, binary and octal, ``'`` separators) and suffix.
+_INT_LITERAL = re.compile(r"^(0[xX][0-9a-fA-F']+|0[bB][01']+|0[0-7']*|[1-9][0-9']*)([uU]?(?:ll|LL|l|L)?|(?:ll|LL|l|L)[uU])$")
+#: Calls whose result is a 64-bit lane mask in HIP 6.4 (see above).
+_64BIT_CALLS = re.compile(r"^(?:__ballot_sync|__ballot|__activemask|__match_any_sync|__match_all_sync|__lanemask_\w+)$")
+#: An object-like macro (not ``NAME(``) on one line: name and replacement text.
+_OBJECT_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*([^\n]*?)[ \t]*\r?$", re.MULTILINE)
+_WORDS = re.compile(rb"[A-Za-z_]\w*")
+
+
+def _type_bits(type_text: str) -> int | None:
+    """32 or 64 for an integer type as declared (``unsigned``, ``uint64_t``), None for any other
+    type (a typedef of the project, a template parameter, ``auto``)."""
+    return 32 if type_text in _32BIT_TYPES else 64 if type_text in _64BIT_TYPES else None
+
+
+def _literal_type(text: str) -> str | None:
+    """The C++ type of an integer literal ([lex.icon]: the first of int, unsigned int (not for
+    an unsuffixed decimal), long, unsigned long that holds the value, after its suffix), or
+    None when ``text`` is not one (a float, a user-defined literal)."""
+    match = _INT_LITERAL.match(text)
+    if match is None:
+        return None
+    digits, suffix = match.group(1).replace("'", ""), match.group(2).lower()
+    if digits[:2].lower() in ("0x", "0b"):
+        value, decimal = int(digits, 0), False
+    else:
+        decimal = not digits.startswith("0")
+        value = int(digits, 10 if decimal else 8) if digits.strip("0") else 0
+    unsigned = "u" in suffix
+    if "ll" in suffix:
+        return "unsigned long long" if unsigned or (not decimal and value > 0x7FFF_FFFF_FFFF_FFFF) else "long long"
+    if "l" not in suffix:
+        if unsigned:
+            if value <= 0xFFFF_FFFF:
+                return "unsigned int"
+        elif value <= 0x7FFF_FFFF:
+            return "int"
+        elif not decimal and value <= 0xFFFF_FFFF:
+            return "unsigned int"
+    return "unsigned long" if unsigned or (not decimal and value > 0x7FFF_FFFF_FFFF_FFFF) else "long"
+
+
+def _spelled(type_text: str) -> str:
+    """A 32-bit type as messages name it: ``unsigned`` is ``unsigned int``, ``signed`` ``int``."""
+    return {"unsigned": "unsigned int", "signed": "int", "signed int": "int"}.get(type_text, type_text)
+
+
+def _is_unsigned(type_text: str) -> bool:
+    return "unsigned" in type_text or type_text.startswith(("uint", "std::uint", "size_t", "std::size_t"))
+
+
+@functools.cache
+def _expression_parser() -> tree_sitter.Parser:
+    return tree_sitter.Parser(LANGUAGE)
+
+
+@functools.lru_cache(maxsize=4096)
+def _macro_expression(body: bytes) -> tree_sitter.Node | None:
+    """The replacement text of an object-like macro parsed as an expression, or None."""
+    tree = _expression_parser().parse(b"long long __hipport_mask = (" + body + b"\n);")
+    declaration = tree.root_node.named_children[0] if tree.root_node.named_child_count == 1 else None
+    if tree.root_node.has_error or declaration is None or declaration.type != "declaration":
+        return None
+    declarator = declaration.child_by_field_name("declarator")
+    value = declarator.child_by_field_name("value") if declarator is not None and declarator.type == "init_declarator" else None
+    return _strip(value)
+
+
+@dataclass(frozen=True)
+class MaskDefinition:
+    """A definition outside functions of a name that a ``*_sync`` call may pass as its mask.
+
+    Attributes:
+        path: the file (relative to the tree, ``/``-separated); ``line``: its line (1-based).
+        kind: ``"macro"`` (an object-like ``#define``), ``"variable"`` (a declaration outside
+            functions: ``constexpr unsigned kAll = ...;``, ``__constant__ uint32_t m;``),
+            ``"field"`` (a class member) or ``"type"`` (``typedef unsigned int lanes_t;``,
+            ``using lanes_t = uint32_t;``, of a 32- or 64-bit integer type).
+        text: the macro's replacement text, or the declared type (``unsigned int``).
+        widened: --fix widens it where it is defined, whatever its users (a full mask named like
+            a mask, :func:`_named_full_masks`).
+    """
+
+    path: str
+    line: int
+    kind: str
+    text: str
+    widened: bool = False
+
+
+def _mask_definitions(path: str, source: bytes, root: tree_sitter.Node,
+                      wanted: frozenset[str] | None = None) -> dict[str, list[MaskDefinition]]:
+    """The object-like macros of a file, its type names of 32- and 64-bit integer types, and its
+    variables outside functions and class members named in ``wanted`` (None: all), by name, in
+    source order."""
+    found: dict[str, list[MaskDefinition]] = {}
+    widened = {node.start_byte for _, _, node in _named_full_masks(source, root)}
+
+    def add(name: str, node: tree_sitter.Node, kind: str, text: str) -> None:
+        found.setdefault(name, []).append(MaskDefinition(path, node.start_point[0] + 1, kind, text,
+                                                         node.start_byte in widened))
+
+    for match in _OBJECT_MACRO.finditer(source) if b"define" in source else ():
+        node = root.descendant_for_byte_range(match.start(1), match.end(1))
+        body = match.group(2)
+        if node.type != "identifier" or node.parent is None or node.parent.type != "preproc_def" or body.endswith(b"\\"):
+            continue
+        add(match.group(1).decode(), node, "macro", body.decode("utf-8", "replace"))
+    if b"typedef" in source or b"using" in source:
+        for node in _query(_TYPE_NAMES, root):
+            type_node = node.child_by_field_name("type")
+            named = node.child_by_field_name("name" if node.type == "alias_declaration" else "declarator")
+            type_text = " ".join(type_node.text.decode("utf-8", "replace").split()) if type_node is not None else ""
+            if named is not None and named.type == "type_identifier" and _type_bits(type_text) is not None:
+                add(named.text.decode("utf-8", "replace"), named, "type", type_text)
+    if wanted is not None and not wanted:
+        return found
+    for node in _query(_FILE_DECLARATIONS, root):
+        if node.type == "declaration" and _enclosing(node.parent, ("function_definition", "field_declaration_list",
+                                                                  "compound_statement")) is not None:
+            continue
+        type_node = node.child_by_field_name("type")
+        if type_node is None:
+            continue
+        type_text = " ".join(type_node.text.decode("utf-8", "replace").split())
+        head = source[node.start_byte:type_node.end_byte]
+        if type_text == "int" and b"unsigned" in head:
+            type_text = "unsigned int"
+        for declarator in node.children_by_field_name("declarator"):
+            name_node = declarator.child_by_field_name("declarator") if declarator.type == "init_declarator" else declarator
+            if name_node is None or name_node.type not in ("identifier", "field_identifier"):
+                continue
+            name = name_node.text.decode("utf-8", "replace")
+            if wanted is None or name in wanted:
+                add(name, name_node, "field" if node.type == "field_declaration" else "variable", type_text)
+    return found
+
+
+def _argument_words(source: bytes, start: int) -> set[str]:
+    """The identifiers of the call argument that starts at byte ``start`` (up to its ``,`` or ``)``)."""
+    depth, end, limit = 0, start, min(len(source), start + 400)
+    while end < limit:
+        char = source[end:end + 1]
+        if char in (b"(", b"[", b"{"):
+            depth += 1
+        elif char in (b")", b"]", b"}"):
+            if depth == 0:
+                break
+            depth -= 1
+        elif char == b"," and depth == 0:
+            break
+        end += 1
+    return {word.decode() for word in _WORDS.findall(source, start, end)}
+
+
+@dataclass
+class MaskNames:
+    """What the files of a tree define of the names its ``*_sync`` calls pass as masks, for the
+    32-bit mask check at the call (HP1102): a file's calls may take a mask from a header.
+
+    Attributes:
+        definitions: file -> name -> its :class:`MaskDefinition` there, for the files some
+            file with a ``*_sync`` call can see.
+        visible: file with a ``*_sync`` call -> (the files it includes, directly or through
+            the tree's headers; the files that include it and the files those include): a name
+            is looked up in the first, and in the second only when the first has none (a
+            header's macro may come from the file that includes it).
+    """
+
+    definitions: dict[str, dict[str, list[MaskDefinition]]]
+    visible: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
+
+    def lookup(self, path: str, name: str) -> list[MaskDefinition]:
+        """The definitions of ``name`` that the file ``path`` sees from other files of the tree."""
+        for files in self.visible.get(path, ((), ())):
+            found = [d for file in files for d in self.definitions.get(file, {}).get(name, ())]
+            if found:
+                return found
+        return []
+
+
+def mask_names(sources, parser) -> MaskNames | None:
+    """A prepass over a whole tree (with or without --fix): where the names that ``*_sync``
+    calls pass as masks are defined in other files of the tree (headers, mostly), so that a call
+    taking a 32-bit mask from a header is reported at the call (HP1102).
+
+    Args:
+        sources: ``(path relative to the tree, file content)`` pairs of the tree's C, C++ and
+            CUDA files (headers and sources, a UTF-8 byte-order mark already removed).
+        parser: a parser from :func:`hipport.parse.new_parser`.
+
+    Returns:
+        The :class:`MaskNames`, or None when no file has a ``*_sync`` call with a named mask.
+    """
+    sources = dict(sources)
+    users: dict[str, set[str]] = {}
+    for path, source in sources.items():
+        if b"_sync" not in source:
+            continue
+        words: set[str] = set()
+        for match in _CALLS.finditer(source):
+            if match.group(1).decode() in MASK_FUNCTIONS:
+                words |= _argument_words(source, match.end())
+        if words:
+            users[path] = words
+    if not users:
+        return None
+    reach = reached_files(sources)
+    visible: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+    for path in users:
+        including = {other for other, files in reach.items() if path in files and other != path}
+        above = including.union(*(reach[other] for other in including)) - {path} if including else set()
+        visible[path] = (tuple(sorted(reach[path] - {path})), tuple(sorted(above)))
+    wanted = frozenset().union(*users.values())
+    pattern = re.compile(rb"(?<![A-Za-z0-9_])(?:" + b"|".join(re.escape(w.encode()) for w in sorted(wanted)) + rb")(?![A-Za-z0-9_])")
+    definitions: dict[str, dict[str, list[MaskDefinition]]] = {}
+    for path in sorted({f for seen in visible.values() for files in seen for f in files}):
+        source = sources[path]
+        if b"define" not in source and b"typedef" not in source and b"using" not in source and not pattern.search(source):
+            continue
+        found = _mask_definitions(path, source, parser.parse(source).root_node,
+                                  wanted if pattern.search(source) else frozenset())
+        if found:
+            definitions[path] = found
+    return MaskNames(definitions, visible)
+
+
+@dataclass(frozen=True)
+class _Leaf:
+    """A 32-bit part of a mask expression: its text, where it is defined (``path:line``, "" for
+    a literal or a cast), its type, and what widens it under --fix: ``"function"`` (a local
+    --fix widens with its function), ``"always"`` (a named full mask --fix widens where it is
+    defined), "" (nothing)."""
+
+    text: str
+    where: str
+    type: str
+    widened: str
+
+
+@dataclass(frozen=True)
+class _Width:
+    """The width (32 or 64 bits) and type of a mask expression, and its 32-bit parts."""
+
+    bits: int
+    type: str
+    leaves: tuple[_Leaf, ...] = ()
+
+
+_64 = _Width(64, "unsigned long long")
+
+
+class _MaskWidth:
+    """The width of a ``*_sync`` call's mask argument, as C++ types it: literals, casts, the
+    locals of ``function`` (``masks``: those --fix widens with it), and the macros, variables
+    and class members of this file and of the files it sees (:class:`MaskNames`). None where a
+    part's type is unknown (a template parameter, a typedef of the project, a function call)."""
+
+    def __init__(self, scan: "_Scan", function: tree_sitter.Node | None, masks: set[str]):
+        self.scan, self.function, self.masks = scan, function, masks
+
+    def type_bits(self, type_text: str) -> int | None:
+        """:func:`_type_bits`, also for a type name of this file or of a file it sees."""
+        bits = _type_bits(type_text)
+        if bits is None and re.fullmatch(r"[A-Za-z_]\w*", type_text):
+            found = {_type_bits(d.text) for d in self.scan.definitions_of(type_text, ("type",))}
+            bits = found.pop() if len(found) == 1 else None
+        return bits
+
+    def of(self, node: tree_sitter.Node | None, depth: int = 0, in_macro: bool = False) -> _Width | None:
+        while node is not None and node.type == "parenthesized_expression":  # (a comment may follow a macro body)
+            inner = [child for child in node.named_children if child.type != "comment"]
+            if len(inner) != 1:
+                break
+            node = inner[0]
+        if node is None or depth > 8:
+            return None
+        text = " ".join(node.text.decode("utf-8", "replace").split())
+        kind = node.type
+        if kind == "number_literal":
+            literal = _literal_type(text)
+            if literal is None:
+                return None
+            return _Width(32, literal, (_Leaf(text, "", literal, ""),)) if literal in ("int", "unsigned int") else _64
+        if kind == "identifier":
+            return self.named(text, depth, in_macro)
+        if kind == "qualified_identifier":
+            name = node.child_by_field_name("name")
+            while name is not None and name.type == "qualified_identifier":
+                name = name.child_by_field_name("name")
+            return self.defined(name.text.decode(), self.scan.definitions_of(name.text.decode()), depth) \
+                if name is not None and name.type == "identifier" else None
+        if kind == "field_expression":
+            field = node.child_by_field_name("field")
+            name = field.text.decode() if field is not None else ""
+            return self.defined(text, self.scan.definitions_of(name, ("field",)), depth)
+        if kind == "cast_expression":
+            type_node = node.child_by_field_name("type")
+            cast = " ".join(type_node.text.decode().split()) if type_node is not None else ""
+            bits = self.type_bits(cast)
+            return None if bits is None else _64 if bits == 64 else _Width(32, cast, (_Leaf(text, "", cast, ""),))
+        if kind == "call_expression":
+            function = node.child_by_field_name("function")
+            called = " ".join(function.text.decode().split()) if function is not None else ""
+            if _64BIT_CALLS.match(called):
+                return _64
+            cast = re.match(r"^(?:static_cast|reinterpret_cast)\s*<\s*(.+?)\s*>$", called)
+            bits = self.type_bits(cast.group(1)) if cast else None
+            return None if bits is None else _64 if bits == 64 else _Width(32, cast.group(1), (_Leaf(text, "", cast.group(1), ""),))
+        if kind == "unary_expression" and node.child_by_field_name("operator").type in ("~", "-", "+"):
+            return self.of(node.child_by_field_name("argument"), depth + 1, in_macro)
+        if kind == "binary_expression":
+            operator = node.child_by_field_name("operator").type
+            left = self.of(node.child_by_field_name("left"), depth + 1, in_macro)
+            if operator in ("<<", ">>"):
+                return left  # the type of the promoted left operand
+            if operator in ("&", "|", "^", "+", "-", "*", "/", "%"):
+                return self.combine(left, self.of(node.child_by_field_name("right"), depth + 1, in_macro))
+            return None
+        if kind == "conditional_expression":
+            return self.combine(self.of(node.child_by_field_name("consequence"), depth + 1, in_macro),
+                                self.of(node.child_by_field_name("alternative"), depth + 1, in_macro))
+        return None
+
+    @staticmethod
+    def combine(a: _Width | None, b: _Width | None) -> _Width | None:
+        """The usual arithmetic conversions of two integer operands: 64 bits when either is."""
+        if a is None or b is None:
+            return _64 if any(w is not None and w.bits == 64 for w in (a, b)) else None
+        if a.bits == 64 or b.bits == 64:
+            return _64
+        return _Width(32, "unsigned int" if _is_unsigned(a.type) or _is_unsigned(b.type) else "int", a.leaves + b.leaves)
+
+    def named(self, name: str, depth: int, in_macro: bool) -> _Width | None:
+        """An identifier: a macro of this file (macros are replaced before scopes exist), else a
+        local of the function, else a definition of this file or of a file it sees."""
+        own = self.scan.own_definitions().get(name, [])
+        macros = [d for d in own if d.kind == "macro"]
+        if macros:
+            return self.defined(name, macros, depth)
+        scope = self.scan.locals_of(self.function) if not in_macro else None
+        if scope is not None and name in scope.declared:
+            if name in scope.twice:
+                return None
+            _, declarator, value = scope.declared[name]
+            declared = scope.type_text(self.scan.ctx, name)
+            if declared == "auto" and value is not None:
+                return self.of(value, depth + 1)
+            bits = self.type_bits(declared)
+            if bits != 32:
+                return _64 if bits == 64 else None
+            where = f"{self.scan.ctx.path}:{declarator.start_point[0] + 1}"
+            return _Width(32, declared, (_Leaf(name, where, declared, "function" if name in self.masks else ""),))
+        return self.defined(name, self.scan.definitions_of(name), depth)
+
+    def defined(self, name: str, definitions: list[MaskDefinition], depth: int) -> _Width | None:
+        """The width of ``name`` (as written: ``mask``, ``lanes.bits``) from its definitions:
+        None unless all of them agree."""
+        widths = []
+        for definition in definitions:
+            where = f"{definition.path}:{definition.line}"
+            if definition.kind == "macro":
+                inner = self.of(_macro_expression(definition.text.encode()), depth + 1, in_macro=True) \
+                    if definition.text else None
+                if inner is None or inner.bits == 64:
+                    widths.append(inner)
+                    continue
+                always = definition.widened or all(leaf.widened == "always" for leaf in inner.leaves)
+                widths.append(_Width(32, inner.type, (_Leaf(name, where, inner.type, "always" if always else ""),)))
+                continue
+            bits = self.type_bits(definition.text)
+            widths.append(None if bits is None else _64 if bits == 64 else _Width(
+                32, definition.text, (_Leaf(name, where, definition.text, "always" if definition.widened else ""),)))
+        if not widths or any(w is None for w in widths) or len({w.bits for w in widths}) != 1:
+            return None
+        return widths[0]
 
 
 class _MaskFunction:
@@ -1177,9 +1611,52 @@ class _MaskFunction:
                                      "what": "a lane mask built from a 32-bit 1"}))
                 self.check_use(node, blocked, fixes)
                 fixes.append(self.scan.fix_of(one.start_byte, one.end_byte, b"1ull", "the lane mask", one))
+        self.narrow_call_masks()
         if self.masks or fixes or blocked:
             self.scan.add(_Item(self.unit, self.function, None, "", {}, None if blocked else fixes,
                                 blocked[0] if blocked else ""))
+
+    def narrow_call_masks(self) -> None:
+        """Each ``*_sync`` call of the function whose mask argument is 32-bit, whatever gives it
+        its type (a literal, a macro or a variable of this file or of a header it sees, a class
+        member, an expression of them), is an HP1102 item at the mask, where clang's error
+        lands: HIP's builtins static_assert a 64-bit mask type at each call. A 32-bit local
+        that the items above already report at the call is left to them; a full literal mask is
+        widened at the call (HP1101). The item needs no edit of its own when --fix widens each
+        32-bit part: a local of this function (the item is then fixed with the function), a
+        named full mask (widened where it is defined, so with --fix there is no item); else it
+        has no fix and leaves the function as written."""
+        width = _MaskWidth(self.scan, self.function, self.masks)
+        for node in _descendants(self.function):
+            if node.type != "call_expression" or self.call_name(node) not in MASK_FUNCTIONS:
+                continue
+            argument = _first_argument(node)
+            mask = _strip(argument)
+            if mask is None or _FULL_MASK.match(self.text(argument).strip()) or (
+                    mask.type == "identifier" and self.text(mask) in self.masks):
+                continue
+            found = width.of(mask)
+            if found is None or found.bits != 32:
+                continue
+            name, text = self.call_name(node), " ".join(self.text(mask).split())
+            unwidened = next((part for part in found.leaves if not part.widened), None)
+            # the part to name: with --fix, one that stays 32-bit when the function is left as written
+            leaf = next((part for part in found.leaves if part.widened != "always"), found.leaves[0]) \
+                if self.scan.fix else found.leaves[0]
+            if len(found.leaves) == 1 and leaf.text == text:
+                what = f"the mask `{text}`{f' ({leaf.where})' if leaf.where else ''} is a 32-bit {_spelled(leaf.type)}"
+            else:
+                what = (f"the mask `{text}` is a 32-bit {_spelled(found.type)}, from `{leaf.text}`"
+                        f"{f' ({leaf.where})' if leaf.where else ''}")
+            fixes, reason = [], ""
+            if unwidened is not None:
+                fixes = None
+                reason = (f"the mask `{text}` of {name} (line {mask.start_point[0] + 1}) is 32-bit, and --fix does not "
+                          f"widen {'it' if unwidened.text == text else f'`{unwidened.text}`'}")
+            elif self.scan.fix and all(part.widened == "always" for part in found.leaves):
+                continue  # --fix widens every part where it is defined
+            self.scan.add(_Item(self.unit, mask, "warp-32bit-mask", name, {"what": what}, fixes, reason,
+                                once_per_line=True))
 
     def declared_elsewhere(self) -> bool:
         """Another declaration of this function (a prototype) is in the file."""
@@ -1280,7 +1757,8 @@ class _MaskFunction:
                        f"(line {start.start_point[0] + 1}), which --fix cannot widen to 64 bits")
 
 
-def analyze_warps(ctx: WarpContext, fix: bool = False, tree: WarpTree | None = None) -> None:
+def analyze_warps(ctx: WarpContext, fix: bool = False, tree: WarpTree | None = None,
+                  masks: MaskNames | None = None) -> None:
     """Run every wavefront-size check on one file (edits and findings go into ``ctx.result``).
 
     Args:
@@ -1290,8 +1768,10 @@ def analyze_warps(ctx: WarpContext, fix: bool = False, tree: WarpTree | None = N
         tree: what :func:`warp_tree` found across the tree (the warp-size constants and device
             functions of its headers, and which of them --fix must leave); None: this file is
             decided on its own, and names from other files are never rewritten.
+        masks: what :func:`mask_names` found across the tree (where the names that ``*_sync``
+            calls pass as masks are defined); None: only this file's definitions are known.
     """
-    scan = _Scan(ctx, fix, tree)
+    scan = _Scan(ctx, fix, tree, masks)
     scan.run()
     scan.resolve()
 
@@ -1336,7 +1816,7 @@ def _describe(key: tuple) -> str:
     return f"the warp-size constant {key[2]}" if key[1] == "constant" else f"the function {key[2]}"
 
 
-def warp_tree(sources, parser) -> WarpTree | None:
+def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | None:
     """The prepass of --fix over a whole tree: the warp-size constants and device functions its
     headers define, and which of them every file using them can rewrite.
 
@@ -1351,6 +1831,7 @@ def warp_tree(sources, parser) -> WarpTree | None:
         sources: ``(path relative to the tree, file content)`` pairs of the tree's C, C++ and
             CUDA files (headers and sources, a UTF-8 byte-order mark already removed).
         parser: a parser from :func:`hipport.parse.new_parser`.
+        masks: the tree's :func:`mask_names` (each file is scanned with it, as it is ported).
 
     Returns:
         The :class:`WarpTree` with ``blocked`` decided, or None when no header defines a
@@ -1404,7 +1885,7 @@ def warp_tree(sources, parser) -> WarpTree | None:
             continue
         root = parsed.get(path) or parser.parse(source).root_node
         ctx = _TreeContext(path, source, root)
-        scan = _Scan(ctx, True, tree)
+        scan = _Scan(ctx, True, tree, masks)
         scan.run()
         for items, keys in scan.groups():
             if keys:

@@ -10,7 +10,7 @@ Groups checked, each converted once as the other tests convert them:
   ``tests/fixtures/libs/``, ``tests/fixtures/cuda_libs/`` (the inputs of
   tests/test_family_fixtures.py, test_rewrite_golden.py, test_corpus_builds.py,
   test_library_ports.py), less their ``expected/`` folders;
-- ``tests/fixtures/no_silent_failure/``: three programs written for this test.
+- ``tests/fixtures/no_silent_failure/``: four programs written for this test.
 
 One test per translation unit; a unit fails when an error has no finding (the nvcc baseline is
 off here: a unit whose original does not compile is a broken fixture, so it fails too). A unit
@@ -170,7 +170,7 @@ def fixture_results(toolchain, tmp_path_factory):
 
 def test_fixture_programs_exact_results(fixture_results):
     units = {u["unit"]: u for p in fixture_results["programs"] for u in p["units"]}
-    assert sorted(units) == ["explained/main.hip", "macro/main.hip", "unexplained/main.hip"]
+    assert sorted(units) == ["explained/main.hip", "macro/main.hip", "unexplained/main.hip", "warp_masks/main.hip"]
     explained = units["explained/main.hip"]
     assert explained["status"] == "explained"
     assert explained["errors"] == [{"file": "explained/main.hip", "line": 8, "message": "invalid instruction",
@@ -184,14 +184,33 @@ def test_fixture_programs_exact_results(fixture_results):
     # nvcc rejects the original as well: not a silent failure of the port
     assert unexplained["status"] == "original-fails"
     assert unexplained["baseline_error"] == 'unexplained/main.cu(7): error: identifier "scale_factor" is undefined'
-    assert [p["program"] for p in fixture_results["programs"]] == ["explained", "macro", "unexplained"]
-    assert [p["only_hip_features"] for p in fixture_results["programs"]] == [False, False, True]
+    assert [p["program"] for p in fixture_results["programs"]] == ["explained", "macro", "unexplained", "warp_masks"]
+    assert [p["only_hip_features"] for p in fixture_results["programs"]] == [False, False, True, True]
     assert fixture_results["programs"][0]["missing_feature_findings"] == ["HP1001 explained/main.cu:7"]
 
 
 def test_inline_ptx_in_a_macro_is_explained(fixture_results):
     unit = next(u for p in fixture_results["programs"] for u in p["units"] if u["unit"] == "macro/main.hip")
     assert unit["status"] == "explained", _describe(unit)
+
+
+def test_32bit_masks_are_explained_at_each_call(fixture_results):
+    """warp_masks/main.cu: each *_sync call with a 32-bit mask is a compile error of its own
+    (HIP 6.4's static_assert on the mask type, reported in amd_warp_sync_functions.h with the
+    call in an instantiation note), whether the mask is a macro or constant of the file or of
+    its header lanes.h, a struct member, a parameter (one of a typedef of lanes.h), a local, a
+    literal or an expression of them; each is explained by the HP1102 at that call (issue 10:
+    the finding on the macro's or constant's own line explains none of them). The 64-bit mask
+    of line 23 compiles."""
+    unit = next(u for p in fixture_results["programs"] for u in p["units"] if u["unit"] == "warp_masks/main.hip")
+    assert unit["status"] == "explained", _describe(unit)
+    header = "amd_warp_sync_functions.h"
+    assert [(Path(e["file"]).name, e["line"], e["message"].split(":")[0], e["explained_by"]) for e in unit["errors"]] == [
+        (header, line, f"static assertion failed due to requirement 'sizeof({mask}) == 8'", [f"HP1102 warp_masks/main.cu:{call}"])
+        for line, mask, call in [(235, "unsigned int", 13), (261, "unsigned int", 14), (274, "unsigned int", 15),
+                                 (248, "unsigned int", 16), (152, "unsigned int", 17), (129, "unsigned int", 17),
+                                 (141, "unsigned int", 18), (129, "int", 19), (235, "int", 20), (189, "unsigned int", 21),
+                                 (219, "unsigned int", 22)]]
 
 
 def test_exit_status_and_bad_path(tmp_path, capsys):

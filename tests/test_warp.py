@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from hipport.convert import ConvertOptions, convert_tree
+from hipport.warp import _literal_type
 
 FIXTURES = Path(__file__).parent / "fixtures" / "warp"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "original.cu").exists())
@@ -533,6 +534,183 @@ def test_named_full_mask_constants_outside_functions(tmp_path):
         "constexpr unsigned long long kFullMask = 0xffffffffffffffffULL;",
         "#define FULL_MASK 0xffffffffffffffffULL",
     ]
+
+
+LANES_HEADER = """\
+#pragma once
+#define HDR_LANES 0xffffffff
+#define WIDE 0xffffffffffffffffULL
+struct Lanes { unsigned bits; unsigned long long wide; };
+extern __device__ uint32_t g_live;
+"""
+
+LANES_KERNEL = """\
+#include "inc/lanes.h"
+#define mask 0xFFFFFFFF
+const unsigned kAll = 0xffffffffu;
+typedef unsigned lanes_t;
+__device__ float f(float v, Lanes l, const Lanes* lp, lanes_t t, bool p) {
+  v += __shfl_sync(mask, v, 0);
+  v += __shfl_sync(kAll, v, 0);
+  v += __shfl_sync(HDR_LANES, v, 0);
+  v += __shfl_sync(l.bits, v, 0) + __shfl_sync(lp->bits, v, 1);
+  v += __shfl_sync(g_live, v, 0);
+  v += __shfl_sync(0xffff, v, 0);
+  v += __shfl_sync(mask & kAll, v, 0);
+  v += __shfl_sync((unsigned)t, v, 0);
+  unsigned votes = __ballot_sync(kAll, p);
+  v += __shfl_sync(WIDE, v, 0) + __shfl_sync(l.wide, v, 0) + __shfl_sync(mask | l.wide, v, 0);
+  v += __shfl_sync(t, v, 0) + __shfl_sync(__activemask(), v, 0);
+  v += __shfl_sync(LANES, v, 0);
+  return v + votes;
+}
+struct Team {
+  unsigned members;
+  __device__ int any(bool p) const { return __any_sync(members, p); }
+};
+#ifdef __HIP_PLATFORM_AMD__
+#define LANES 0xffffffffffffffffull
+#else
+#define LANES 0xffffffffu
+#endif
+"""
+
+_AMD = ", but AMD wavefronts have 64 lanes and HIP lane masks are 64-bit"
+
+
+def _lanes_tree(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    (src / "inc").mkdir(parents=True)
+    (src / "inc" / "lanes.h").write_text(LANES_HEADER)
+    (src / "k.cu").write_text(LANES_KERNEL)
+    return src
+
+
+def test_32bit_masks_are_reported_at_each_call(tmp_path):
+    """Issue 10: HIP 6.4's *_sync builtins static_assert a 64-bit mask type at each call, and
+    clang's error names the call. HP1102 is at each call whose mask is 32-bit, and names where
+    the mask got its type: a macro, a const, a typedef or a class member of this file or of
+    its header, a global, a literal, a cast, an expression of them (one finding a line: line 9
+    has two calls, line 14 also stores the ballot in 32 bits). Lines 15-17 are 64-bit, or of a
+    macro whose two definitions disagree (the one HIP for AMD compiles is 64-bit)."""
+    report = convert_tree(_lanes_tree(tmp_path), tmp_path / "out").report
+    assert _tree_findings(report) == [
+        f"k.cu:2:9 HP1102 mask: the macro mask is the 32-bit full mask{_AMD}",
+        f"k.cu:6:20 HP1102 __shfl_sync: the mask `mask` (k.cu:2) is a 32-bit unsigned int{_AMD}",
+        f"k.cu:7:20 HP1102 __shfl_sync: the mask `kAll` (k.cu:3) is a 32-bit unsigned int{_AMD}",
+        f"k.cu:8:20 HP1102 __shfl_sync: the mask `HDR_LANES` (inc/lanes.h:2) is a 32-bit unsigned int{_AMD}",
+        f"k.cu:9:20 HP1102 __shfl_sync: the mask `l.bits` (inc/lanes.h:4) is a 32-bit unsigned int{_AMD}",
+        f"k.cu:10:20 HP1102 __shfl_sync: the mask `g_live` (inc/lanes.h:5) is a 32-bit uint32_t{_AMD}",
+        f"k.cu:11:20 HP1102 __shfl_sync: the mask `0xffff` is a 32-bit int{_AMD}",
+        f"k.cu:12:20 HP1102 __shfl_sync: the mask `mask & kAll` is a 32-bit unsigned int, from `mask` (k.cu:2){_AMD}",
+        f"k.cu:13:20 HP1102 __shfl_sync: the mask `(unsigned)t` is a 32-bit unsigned int{_AMD}",
+        f"k.cu:14:20 HP1102 __ballot_sync: its result is stored as unsigned{_AMD}",
+        f"k.cu:16:20 HP1102 __shfl_sync: the mask `t` (k.cu:5) is a 32-bit lanes_t{_AMD}",
+        f"k.cu:22:56 HP1102 __any_sync: the mask `members` (k.cu:21) is a 32-bit unsigned int{_AMD}",
+    ]
+    assert (tmp_path / "out" / "k.hip").read_text().splitlines()[6:] == LANES_KERNEL.splitlines()[5:]
+
+
+def test_fix_leaves_a_function_whose_32bit_mask_it_cannot_widen(tmp_path):
+    """--fix widens a full mask named like a mask where it is defined, so a call using it needs
+    nothing more and has no HP1102; a 32-bit mask it does not widen (HALF_LANES) leaves its
+    function as written (all or nothing, issue 11), with HP1111 naming it and the HP1102 at
+    the call, so the port's compile error has its finding."""
+    source = ("#define FULL_MASK 0xffffffff\n"
+              "#define HALF_LANES 0x0000ffffu\n"
+              "__device__ float all_lanes(float v) {\n"
+              "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(FULL_MASK, v, o);\n"
+              "  return v;\n"
+              "}\n"
+              "__device__ float half_lanes(float v) {\n"
+              "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(HALF_LANES, v, o);\n"
+              "  return v;\n"
+              "}\n")
+    loop = "shuffle reduction starts at offset 16 (for (int o = 16; o > 0; o >>= 1)): on a 64-wide wavefront lanes 32-63 are never combined"
+    _, findings = port(tmp_path, source, name="k.cu")
+    assert findings == [
+        f"1:9 HP1102 FULL_MASK: the macro FULL_MASK is the 32-bit full mask{_AMD}",
+        f"4:16 HP1104 {loop}",
+        f"4:58 HP1102 __shfl_down_sync: the mask `FULL_MASK` (k.cu:1) is a 32-bit unsigned int{_AMD}",
+        f"8:16 HP1104 {loop}",
+        f"8:58 HP1102 __shfl_down_sync: the mask `HALF_LANES` (k.cu:2) is a 32-bit unsigned int{_AMD}",
+    ]
+    text, findings = port(tmp_path, source, fix=True, name="k.cu")
+    assert text.splitlines()[1:] == [
+        "#define FULL_MASK 0xffffffffffffffffULL",
+        "#define HALF_LANES 0x0000ffffu",
+        "__device__ float all_lanes(float v) {",
+        "  for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_down_sync(FULL_MASK, v, o);",
+        "  return v;",
+        "}",
+        "__device__ float half_lanes(float v) {",
+        "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(HALF_LANES, v, o);",
+        "  return v;",
+        "}",
+    ]
+    assert findings == [
+        "1:9 HP1107 the mask FULL_MASK: 0xffffffff rewritten to 0xffffffffffffffffULL (--fix)",
+        "4:16 HP1107 the shuffle loop: 16 rewritten to warpSize / 2 (--fix)",
+        "7:18 HP1111 --fix left half_lanes as written: the mask `HALF_LANES` of __shfl_down_sync (line 8) is 32-bit, "
+        "and --fix does not widen it",
+        f"8:16 HP1104 {loop}",
+        f"8:58 HP1102 __shfl_down_sync: the mask `HALF_LANES` (k.cu:2) is a 32-bit unsigned int{_AMD}",
+    ]
+
+
+def test_32bit_mask_of_a_header_defined_by_the_file_including_it(tmp_path):
+    """A header's call may take its mask from a macro of the file that includes it (the
+    header's own includes define none): HP1102 in the header names that file."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "bcast.cuh").write_text("__device__ float bcast(float v) { return __shfl_sync(TEAM_LANES, v, 0); }\n")
+    (src / "main.cu").write_text('#define TEAM_LANES 0xffffffffu\n#include "bcast.cuh"\n'
+                                 "__global__ void k(float* v) { v[0] = bcast(v[0]); }\n")
+    report = convert_tree(src, tmp_path / "out").report
+    assert _tree_findings(report) == [
+        f"bcast.cuh:1:54 HP1102 __shfl_sync: the mask `TEAM_LANES` (main.cu:1) is a 32-bit unsigned int{_AMD}"]
+
+
+def test_compat_fix_sees_a_32bit_mask_of_a_header(tmp_path):
+    """convert --compat --fix decides each file with the tree's mask definitions too: the
+    header's HALF_LANES leaves half_lanes as written (the CUDA source keeps its loop) while
+    all_lanes, with a 64-bit mask, is rewritten; the call has its HP1102."""
+    from hipport.compat import compat_tree
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "lanes.cuh").write_text("#define HALF_LANES 0x0000ffffu\n")
+    kernel = ('#include "lanes.cuh"\n'
+              "__device__ float all_lanes(float v) {\n"
+              "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffffffffffULL, v, o);\n"
+              "  return v;\n"
+              "}\n"
+              "__device__ float half_lanes(float v) {\n"
+              "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(HALF_LANES, v, o);\n"
+              "  return v;\n"
+              "}\n")
+    (src / "k.cu").write_text(kernel)
+    report = compat_tree(src, tmp_path / "out", ConvertOptions(fix=True)).report
+    assert (tmp_path / "out" / "k.cu").read_text() == kernel.replace("int o = 16", "int o = warpSize / 2", 1)
+    assert [line for line in _tree_findings(report) if line.startswith("k.cu")] == [
+        "k.cu:3:16 HP1107 the shuffle loop: 16 rewritten to warpSize / 2 (--fix)",
+        "k.cu:6:18 HP1111 --fix left half_lanes as written: the mask `HALF_LANES` of __shfl_down_sync (line 7) is "
+        "32-bit, and --fix does not widen it",
+        "k.cu:7:16 HP1104 shuffle reduction starts at offset 16 (for (int o = 16; o > 0; o >>= 1)): on a 64-wide "
+        "wavefront lanes 32-63 are never combined",
+        f"k.cu:7:58 HP1102 __shfl_down_sync: the mask `HALF_LANES` (lanes.cuh:1) is a 32-bit unsigned int{_AMD}",
+    ]
+
+
+@pytest.mark.parametrize("literal, expected", [
+    ("0x7fffffff", "int"), ("0xffffffff", "unsigned int"), ("0xFFFFFFFFu", "unsigned int"), ("4294967295", "long"),
+    ("2147483647", "int"), ("2147483648u", "unsigned int"), ("0x100000000", "long"), ("0xffffffffffffffff", "unsigned long"),
+    ("1ull", "unsigned long long"), ("1LL", "long long"), ("1ul", "unsigned long"), ("017", "int"), ("0b1", "int"),
+    ("1'000", "int"), ("0", "int"), ("1.0", None), ("0x1p3", None)])
+def test_integer_literal_types(literal, expected):
+    """The C++ type of an integer literal ([lex.icon] table 8, LP64), which decides whether a
+    literal mask is 32-bit."""
+    assert _literal_type(literal) == expected
 
 
 TREE_FIXTURES = Path(__file__).parent / "fixtures" / "warp_tree"
