@@ -115,6 +115,7 @@ def directives(source: bytes) -> list[Directive]:
     clean = _without_comments(source)
     found: list[Directive] = []
     conditions = _Conditions()
+    line, counted = 1, 0  # the line of byte ``counted``
     for match in _DIRECTIVE_LINE.finditer(clean):
         word = match.group(1).decode("ascii")
         raw = match.group(2)
@@ -122,7 +123,8 @@ def directives(source: bytes) -> list[Directive]:
             continue
         if word not in ("define", "undef", "include"):
             continue
-        line = clean.count(b"\n", 0, match.start()) + 1
+        line += clean.count(b"\n", counted, match.start())
+        counted = match.start()
         operand = (_INCLUDE_OPERAND if word == "include" else _NAME_BYTES).match(raw)
         if operand is None:
             continue
@@ -376,12 +378,22 @@ class TreeSources:
         self._files = dict(files)
         self.files: frozenset[str] = frozenset(self._files)
         self._directives: dict[str, list[Directive]] = {}
+        self._given: dict[str, tuple[bytes, list[Directive]]] = {}
 
     def __getstate__(self):
         return {"_files": self._files, "files": self.files}
 
     def __setstate__(self, state):
-        self._files, self.files, self._directives = state["_files"], state["files"], {}
+        self._files, self.files, self._directives, self._given = state["_files"], state["files"], {}, {}
+
+    def directives_of(self, rel: str, source: bytes) -> list[Directive]:
+        """The directives of ``source``, the text of ``rel`` as the caller has it (the file being
+        ported, already read), scanned once for the checks that walk it one after another."""
+        given = self._given.get(rel)
+        if given is None or given[0] != source:
+            given = (source, directives(source) if b"#" in source else [])
+            self._given = {rel: given}  # only the file being ported is kept
+        return given[1]
 
     def resolve(self, including: str, name: str) -> str | None:
         """See :func:`resolve_include`."""
@@ -454,7 +466,8 @@ def walk(path: str, source: bytes, tree: TreeSources | None) -> Iterator[Step]:
                 visited.add(target)
                 yield from follow(target, tree.directives(target), chain + (step,), seen)
 
-    yield from follow(path, directives(source) if b"#" in source else [], (), ALWAYS)
+    top = tree.directives_of(path, source) if tree is not None else directives(source) if b"#" in source else []
+    yield from follow(path, top, (), ALWAYS)
 
 
 # --------------------------------------------------------------------------- specifier macros
