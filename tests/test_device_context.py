@@ -241,6 +241,30 @@ def test_specifier_macro_cases(tmp_path, body, expected):
     assert _lines(findings, "HP1211", "HP1212") == expected
 
 
+def test_directive_states_of_a_cuda_compile():
+    """Which of nvcc's passes (device, host) reads each #define: __CUDACC__ defined in both,
+    __CUDA_ARCH__ in the device pass only, no __HIP* macro, any other macro unknown (None);
+    comments skipped, continuation lines joined, #elif/#else after taken or unknown branches."""
+    from hipport.project_macros import directives
+    source = (b"#if !defined(__HIPCC__) && __CUDACC__\n#define A __device__ \\\n  __host__\n"
+              b"#elif defined(BUILD_FLAG)\n#define A\n#else\n#define A static\n#endif\n"
+              b"/* #define COMMENTED __device__ */\n"
+              b"#if __CUDA_ARCH__ >= 700\n#define B 1\n#elif defined(__CUDA_ARCH__)\n#define B 2\n#else\n#define B 3\n#endif\n"
+              b"#ifdef BUILD_FLAG\n#define C 1\n#else\n#define C 2\n#endif\n"
+              b"#define SQUARE(x) ((x) * (x))\n")
+    assert [(d.line, d.operand, d.body, d.function_like, d.seen) for d in directives(source)] == [
+        (2, "A", "__device__ __host__", False, (True, True)),
+        (5, "A", "", False, (False, False)),
+        (7, "A", "static", False, (False, False)),
+        (11, "B", "1", False, (None, False)),
+        (13, "B", "2", False, (None, False)),
+        (15, "B", "3", False, (False, True)),
+        (18, "C", "1", False, (None, None)),
+        (20, "C", "2", False, (None, None)),
+        (22, "SQUARE", "((x) * (x))", True, (True, True)),
+    ]
+
+
 REGISTER = """\
 #include <cuda_runtime.h>
 #define HOT register
