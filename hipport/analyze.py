@@ -43,6 +43,7 @@ from .group_members import analyze_group_members
 from .warp import MaskNames, WarpTree, analyze_warps
 from .launch_spacing import LAUNCH_OPEN, analyze_launch_spacing
 from .macro_asm import analyze_macro_asm
+from .project_macros import SpecifierMacros, TreeSources, specifier_macros
 from .vector_macros import analyze_vector_macros
 from .interop_include import analyze_interop_includes
 from .elaborated import elaborated_name
@@ -137,13 +138,24 @@ HeaderResolver = Callable[[str], "str | None"]
 class _FileContext:
     """State shared by the passes over one file."""
 
-    def __init__(self, path: str, source: bytes, tree: tree_sitter.Tree, rules: RuleSet):
+    def __init__(self, path: str, source: bytes, tree: tree_sitter.Tree, rules: RuleSet,
+                 sources: TreeSources | None = None):
         self.path = path
         self.source = source
         self.root = tree.root_node
         self.rules = rules
+        self.sources = sources
         self.result = FileAnalysis()
         self._macro_masks: dict[int, list[tuple[int, int]]] = {}
+        self._specifier_macros: SpecifierMacros | None = None
+
+    @property
+    def specifier_macros(self) -> SpecifierMacros:
+        """The macros this file sees that expand to CUDA's function specifiers
+        (:func:`hipport.project_macros.specifier_macros`), read on first use."""
+        if self._specifier_macros is None:
+            self._specifier_macros = specifier_macros(self.path, self.source, self.sources)
+        return self._specifier_macros
 
     def node_at(self, start: int, end: int) -> tree_sitter.Node:
         return self.root.descendant_for_byte_range(start, end)
@@ -754,6 +766,7 @@ def analyze_file(
     warp_tree: WarpTree | None = None,
     mask_names: MaskNames | None = None,
     rename_cu: bool = True,
+    sources: TreeSources | None = None,
 ) -> FileAnalysis:
     """Port one parsed file.
 
@@ -771,11 +784,15 @@ def analyze_file(
             masks (:func:`hipport.warp.mask_names`); None: this file's definitions only.
         rename_cu: ``#include "x.cu"`` of a project file follows its rename to ``x.hip``
             (default); False when the ``.cu`` files keep their names (``convert --in-place``).
+        sources: the tree's files (:class:`hipport.project_macros.TreeSources`), so that macros
+            of the tree headers this file includes count (HP1215, and function specifiers
+            written as macros, ``#define HOST_DEVICE __host__ __device__``); None: only this
+            file's own macros.
 
     Returns:
         A :class:`FileAnalysis`; nothing is written.
     """
-    ctx = _FileContext(path, source, tree, rules)
+    ctx = _FileContext(path, source, tree, rules, sources)
     _rewrite_identifiers(ctx)
     headers = _rewrite_includes(ctx, resolve_header, rename_cu) if b"include" in source else set()
     analyze_vector_macros(ctx, resolve_header)

@@ -29,7 +29,7 @@ from pathlib import Path
 from . import __version__
 from .cmake import PLATFORM_MODULE, UnitInfo, cmake_listable, included_units, render_cmake, render_platform_module, tree_includes
 from .convert import (ConvertOptions, ConversionResult, _finding, _new_report, _port_all, _tree_prepasses,
-                      _write_generated, finish_conversion)
+                      _write_generated, finish_conversion, tree_sources)
 from .discover import discover
 from .edits import apply_edits
 from .findings import Finding
@@ -233,6 +233,7 @@ def compat_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions()
         raise ValueError(f"rules loaded for --target-libs={rules.target_libs}, options say {options.target_libs}")
     files = [replace(f, out_rel=f.rel) for f in discover(src, out, list(options.exclude))]
     tree_files = frozenset(f.rel for f in files)
+    sources = tree_sources(files)
     reserved = [f.rel for f in files if f.rel == COMPAT_HEADER or f.rel.startswith(SHIM_DIR + "/")]
     if reserved:
         from .discover import DiscoveryError
@@ -250,7 +251,7 @@ def compat_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions()
         file = ported.file
         data = file.source.read_bytes()
         if file.convert and options.fix:
-            data = _fix_edits(file, data, rules, analysis_options, tree_files, parser, ported, prepasses[1])
+            data = _fix_edits(file, data, rules, analysis_options, sources, parser, ported, prepasses[1])
         ported.summary.output = file.rel
         if file.convert:
             ported.summary.findings = _compat_findings(ported, rules, names)
@@ -285,7 +286,7 @@ def compat_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions()
     return finish_conversion(result, guard, rules, out, started)
 
 
-def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, tree_files, parser, ported,
+def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, sources, parser, ported,
                masks=None) -> bytes:
     """``data`` with the edits that ``convert --fix`` adds to ``convert`` (``register`` deleted,
     wavefront-size rewrites), which stay correct CUDA; the findings and names of ``ported``
@@ -297,7 +298,8 @@ def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, tree_
     bom = b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b""
     body = data[len(bom):]
     tree = parser.parse(body)
-    kwargs = dict(is_cuda_unit=file.is_cuda_unit, resolve_header=_HeaderResolver(tree_files, file.rel), mask_names=masks)
+    kwargs = dict(is_cuda_unit=file.is_cuda_unit, resolve_header=_HeaderResolver(sources.files, file.rel),
+                  sources=sources, mask_names=masks)
     with_fix = analyze_file(file.rel, body, tree, rules, fix=True, **kwargs)
     without = set(analyze_file(file.rel, body, tree, rules, fix=False, **kwargs).edits)
     extra = [e for e in with_fix.edits if e not in without]

@@ -26,6 +26,7 @@ from .findings import Finding
 from .parse import new_parser
 from .report import FileSummary, Report
 from .rules import RuleSet, default_rules
+from .project_macros import TreeSources, resolve_include
 from .precise import PreciseOptions, PreciseUnavailable, analyze_precise, merge, session_for
 from .manifest import KEPT_EDITED, OutputGuard, read_manifest
 from .suppress import BUILD_FILE_COMMENTS, filter_and_fingerprint
@@ -92,19 +93,15 @@ def _line_count(data: bytes) -> int:
 
 
 class _HeaderResolver:
-    """Resolves a quoted include against the tree's files, as the preprocessor would: first
-    relative to the including file's folder, then relative to the tree root."""
+    """Resolves a quoted include of ``including`` against the tree's files
+    (:func:`hipport.project_macros.resolve_include`)."""
 
     def __init__(self, tree_files: frozenset[str], including: str):
         self._files = tree_files
-        self._folder = posixpath.dirname(including)
+        self._including = including
 
     def __call__(self, name: str) -> str | None:
-        for base in (self._folder, ""):
-            candidate = posixpath.normpath(posixpath.join(base, name))
-            if candidate in self._files:
-                return candidate
-        return None
+        return resolve_include(self._files, self._including, name)
 
     def in_tree(self, name: str) -> bool:
         """True when an include of ``name`` (quoted or angled, e.g. ``<helper_cuda.h>`` found
@@ -114,6 +111,12 @@ class _HeaderResolver:
             return True
         suffix = "/" + posixpath.normpath(name)
         return any(f.endswith(suffix) for f in self._files)
+
+
+def tree_sources(files: list[TreeFile]) -> TreeSources:
+    """The tree's files for following includes (:class:`hipport.project_macros.TreeSources`,
+    read from disk on first use); its ``files`` is the set of every file's relative path."""
+    return TreeSources({f.rel: f.source for f in files})
 
 
 #: Byte-order marks of encodings whose text is not ASCII-compatible (longest first).
@@ -136,11 +139,12 @@ def _finding(rules: RuleSet, check_name: str, path: str, line: int, column: int,
     return Finding(path, line, column, check.id, check.name, check.severity, message, fix, "")
 
 
-def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str],
+def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, sources: TreeSources,
               parser=None, warp_tree: WarpTree | None = None, masks: MaskNames | None = None) -> PortedFile:
-    """Read, parse and port one file (no writing); ``warp_tree``: the tree's --fix decisions on
-    warp-size names shared between files, ``masks``: where its files define the names
-    ``*_sync`` calls pass as masks (:func:`_tree_prepasses`).
+    """Read, parse and port one file (no writing); ``sources``: the tree's files (:func:`tree_sources`),
+    to resolve includes and read the macros of the headers ``file`` includes; ``warp_tree``: the
+    tree's --fix decisions on warp-size names shared between files, ``masks``: where its files
+    define the names ``*_sync`` calls pass as masks (:func:`_tree_prepasses`).
 
     Raises:
         OSError: the file cannot be read.
@@ -164,9 +168,10 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
     tree = parser.parse(data)
     analysis = analyze_file(
         file.rel, data, tree, rules, is_cuda_unit=file.is_cuda_unit,
-        launch_syntax=options.launch_syntax, fix=options.fix, resolve_header=_HeaderResolver(tree_files, file.rel),
+        launch_syntax=options.launch_syntax, fix=options.fix, resolve_header=_HeaderResolver(sources.files, file.rel),
         warp_tree=warp_tree, mask_names=masks,
         rename_cu=options.rename_cu,
+        sources=sources,
     )
     findings = analysis.findings
     try:
@@ -198,13 +203,13 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_file
 _worker_state: dict = {}
 
 
-def _init_worker(rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str], guard: OutputGuard | None,
+def _init_worker(rules: RuleSet, options: ConvertOptions, tree: TreeSources, guard: OutputGuard | None,
                  warp_tree: WarpTree | None = None, masks: MaskNames | None = None) -> None:
-    _worker_state.update(rules=rules, parser=new_parser(), options=options, tree_files=tree_files, guard=guard,
+    _worker_state.update(rules=rules, parser=new_parser(), options=options, tree=tree, guard=guard,
                          warp_tree=warp_tree, masks=masks)
 
 
-def _port_and_write(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree_files: frozenset[str],
+def _port_and_write(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree: TreeSources,
                     parser, guard: OutputGuard | None, warp_tree: WarpTree | None = None,
                     masks: MaskNames | None = None) -> PortedFile:
     """Port one file and, when ``guard`` is given, write it into its OUT (unless unchanged or
@@ -212,7 +217,7 @@ def _port_and_write(file: TreeFile, rules: RuleSet, options: ConvertOptions, tre
     content (only the summary and the write's outcome travel back to the parent process).
     Build files (CMake, Makefiles) are not written here: :func:`_migrate_build_files` migrates
     them once every file is ported, so they come back with their content."""
-    ported = port_file(file, rules, options, tree_files, parser, warp_tree, masks)
+    ported = port_file(file, rules, options, tree, parser, warp_tree, masks)
     if guard is not None and build_file_kind(file.rel) is None:
         ported.write_status = guard.write(file.out_rel, ported.output, file.mode)
         ported.record = guard.written.get(file.out_rel, "")
@@ -222,7 +227,7 @@ def _port_and_write(file: TreeFile, rules: RuleSet, options: ConvertOptions, tre
 
 def _port_in_worker(file: TreeFile) -> PortedFile:
     s = _worker_state
-    return _port_and_write(file, s["rules"], s["options"], s["tree_files"], s["parser"], s["guard"], s["warp_tree"],
+    return _port_and_write(file, s["rules"], s["options"], s["tree"], s["parser"], s["guard"], s["warp_tree"],
                            s["masks"])
 
 
@@ -258,17 +263,17 @@ def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet,
     In parallel, files are handed out largest first, a few at a time, so no worker is left with
     a long tail; results then come in that order, not in the order of ``files``.
     """
-    tree_files = frozenset(f.rel for f in files)
+    tree = tree_sources(files)
     jobs = options.jobs or os.cpu_count() or 1
     size = sum(f.size for f in files if f.convert)
     parser = new_parser()
     shared, masks = prepasses if prepasses is not None else _tree_prepasses(files, options, parser)
     if jobs == 1 or size < _PARALLEL_THRESHOLD_BYTES:
         for file in files:
-            yield _port_and_write(file, rules, options, tree_files, parser, guard, shared, masks)
+            yield _port_and_write(file, rules, options, tree, parser, guard, shared, masks)
         return
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
-                             initargs=(rules, options, tree_files, guard, shared, masks)) as pool:
+                             initargs=(rules, options, tree, guard, shared, masks)) as pool:
         largest_first = sorted(files, key=lambda f: -f.size)
         yield from pool.map(_port_in_worker, largest_first, chunksize=4)
 

@@ -21,6 +21,13 @@ Where the call sits decides the finding (clang-19 for gfx90a, tested; ``tests/te
   ``__host__ __device__`` lambdas: clang defers the diagnostic, which becomes an error only where
   device code calls the function (HP1212, a warning).
 
+A function's specifiers may be written as macros: ``#define HOST_DEVICE __host__ __device__``,
+``#define KERNEL __global__``, ``#define FORCEINLINE __forceinline__ __device__``, in the file or
+in a tree header it includes (object-like macros, expanded through other macros; where ``#if``
+branches define one differently, the definitions a CUDA compile reads:
+:func:`hipport.project_macros.specifier_macros`). :func:`function_kind` is the one place that
+decides it, for this check and for the wavefront analysis (:mod:`hipport.warp`).
+
 A call inside ``#ifndef __HIP_DEVICE_COMPILE__`` (or ``#if !defined(__HIP_DEVICE_COMPILE__)``,
 or the ``#else`` of ``#ifdef __HIP_DEVICE_COMPILE__``) is host code and is not reported;
 ``__CUDA_ARCH__`` guards do not protect a port (HIP does not define that macro; HP1209 reports it).
@@ -94,6 +101,34 @@ def _function_kind(head: bytes) -> str | None:
     return None
 
 
+def _head(ctx: "_FileContext", definition: tree_sitter.Node) -> bytes:
+    """The specifiers of a function definition (its text before the declarator), with the
+    specifier macros the file sees expanded (:attr:`hipport.analyze._FileContext.specifier_macros`:
+    ``HOST_DEVICE`` -> ``__host__ __device__``)."""
+    declarator = definition.child_by_field_name("declarator")
+    head = ctx.source[definition.start_byte:declarator.start_byte if declarator is not None else definition.start_byte]
+    return ctx.specifier_macros.expand(head)
+
+
+def function_kind(ctx: "_FileContext", definition: tree_sitter.Node) -> str | None:
+    """Where the function ``definition`` (a ``function_definition`` node) runs, by its
+    specifiers: ``"__global__"``, ``"__device__"``, ``"__host__ __device__"``, or None for a
+    host function.
+
+    Args:
+        ctx: the file's context; anything with ``source`` (bytes) and ``specifier_macros``
+            (:class:`hipport.project_macros.SpecifierMacros`) will do, as the wavefront pass's
+            tree context.
+        definition: a tree-sitter ``function_definition`` node of ``ctx.source``.
+
+    Specifiers are CUDA's words written in the definition or macros that expand to them, defined
+    in the file or in the tree headers it includes (``#define DEVICE __device__``,
+    ``#define HOST_DEVICE __host__ __device__``, ``#define KERNEL __global__``), as
+    :func:`hipport.project_macros.specifier_macros` resolves them.
+    """
+    return _function_kind(_head(ctx, definition))
+
+
 def _always_emitted(ctx: "_FileContext", definition: tree_sitter.Node, head: bytes) -> bool:
     """A ``__host__ __device__`` function clang compiles for the GPU whether or not device code
     calls it: external linkage, not inline (explicitly or as a member defined in its class), not a
@@ -115,8 +150,7 @@ def device_code(ctx: "_FileContext", node: tree_sitter.Node) -> DeviceCode | Non
 
     Walks up to the nearest ``function_definition`` or ``lambda_expression``; a lambda with no
     ``__device__``/``__host__`` of its own takes the side of the function around it (as clang
-    does). Only ``__global__``/``__device__`` written in the definition count (a macro that
-    expands to them is not seen).
+    does). Specifiers written as macros count (:func:`function_kind`).
     """
     inherited = False  # inside a lambda without attributes of its own
     current = node.parent
@@ -124,8 +158,8 @@ def device_code(ctx: "_FileContext", node: tree_sitter.Node) -> DeviceCode | Non
         if current.type == "lambda_expression":
             body = current.child_by_field_name("body")
             capture = current.child_by_field_name("captures")
-            head = ctx.source[capture.end_byte if capture is not None else current.start_byte:
-                              body.start_byte if body is not None else current.end_byte]
+            head = ctx.specifier_macros.expand(ctx.source[capture.end_byte if capture is not None else current.start_byte:
+                                                          body.start_byte if body is not None else current.end_byte])
             kind = _function_kind(head)
             if kind is not None:
                 return DeviceCode(f"lambda in {_enclosing_name(ctx, current)}", kind, kind == "__host__ __device__")
@@ -133,8 +167,7 @@ def device_code(ctx: "_FileContext", node: tree_sitter.Node) -> DeviceCode | Non
                 return None
             inherited = True
         elif current.type == "function_definition":
-            declarator = current.child_by_field_name("declarator")
-            head = ctx.source[current.start_byte:declarator.start_byte if declarator is not None else current.start_byte]
+            head = _head(ctx, current)
             kind = _function_kind(head)
             if kind is None:
                 return None
@@ -171,20 +204,40 @@ def _host_only_branch(ctx: "_FileContext", node: tree_sitter.Node, stop: tree_si
     return False
 
 
-def _device_bodies(ctx: "_FileContext") -> list[tuple[int, int]]:
+def _specifier_pattern(ctx: "_FileContext") -> re.Pattern | None:
+    """``__device__``, ``__global__`` and the macros of the file that expand to them, as whole
+    words; None when the file has none of them."""
+    names = sorted(ctx.specifier_macros.device_names)
+    words = [b"__device__", b"__global__"] + [re.escape(name) for name in names]
+    if not names:
+        return _SPECIFIER if b"__device__" in ctx.source or b"__global__" in ctx.source else None
+    if not any(word in ctx.source for word in (b"__device__", b"__global__", *names)):
+        return None
+    return re.compile(rb"(?<![A-Za-z0-9_$])(?:" + b"|".join(words) + rb")(?![A-Za-z0-9_$])")
+
+
+def _device_bodies(ctx: "_FileContext", pattern: re.Pattern) -> list[tuple[int, int]]:
     """Byte ranges of the bodies of functions and lambdas written with ``__device__`` or
-    ``__global__``, outermost only, in source order."""
+    ``__global__`` (or a macro for them, ``pattern``: :func:`_specifier_pattern`) in their
+    specifiers, outermost only, in source order."""
     ranges: list[tuple[int, int]] = []
-    for match in _SPECIFIER.finditer(ctx.source):
-        token = ctx.node_at(match.start(), match.end())
-        owner = token.parent
-        if owner is not None and owner.type == "ERROR":
+    for match in pattern.finditer(ctx.source):
+        owner = ctx.node_at(match.start(), match.end()).parent
+        while owner is not None and owner.type not in ("function_definition", "lambda_expression"):
+            if owner.type in ("compound_statement", "translation_unit", "field_declaration_list", "declaration_list",
+                              "parameter_list", "argument_list"):
+                owner = None
+                break
             owner = owner.parent
-        if owner is None or owner.type not in ("function_definition", "lambda_expression"):
+        if owner is None:
             continue
         body = owner.child_by_field_name("body")
         if body is None or body.start_byte < match.end():
             continue
+        if owner.type == "function_definition":
+            declarator = owner.child_by_field_name("declarator")
+            if declarator is not None and declarator.start_byte < match.end():
+                continue  # in the parameters or after them, not a specifier
         if ranges and ranges[-1][0] <= body.start_byte < ranges[-1][1]:
             continue
         ranges.append((body.start_byte, body.end_byte))
@@ -210,12 +263,13 @@ def analyze_device_context(ctx: "_FileContext") -> None:
         ctx: the analysis context of the file (:class:`hipport.analyze._FileContext`); findings
             are appended to ``ctx.result.findings``. Nothing is edited: the call is still renamed.
     """
-    if b"__device__" not in ctx.source and b"__global__" not in ctx.source:
+    pattern = _specifier_pattern(ctx)
+    if pattern is None:
         return
     from .analyze import _HOST_ONLY_CALLS, _WORD_BYTES, _qualified_by_a_scope
     table = ctx.rules.identifier_edits
     source = ctx.source
-    for begin, end in _device_bodies(ctx):
+    for begin, end in _device_bodies(ctx, pattern):
         for match in ctx.rules.candidate_pattern.finditer(source, begin, end):
             entry = table.get(match.group())
             if entry is None or entry[0] is None:

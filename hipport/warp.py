@@ -90,6 +90,11 @@ constant expression is needed):
   function using a warp-size name defined outside the tree;
 * ``warpSize`` sizing an array follows the same rule (``HIPPORT_WAVEFRONT_MAX``/``_MIN``); any
   other constant-expression use of ``warpSize`` leaves the function.
+
+Device code ("a use in host code" above; the tree's device functions) is what
+:func:`hipport.device_context.function_kind` says: ``__global__``/``__device__`` written in a
+function's specifiers, or a macro for them of the file or of a tree header it includes
+(``#define LANE_FN __device__ __forceinline__``).
 """
 
 from __future__ import annotations
@@ -102,8 +107,10 @@ from typing import Protocol
 import tree_sitter
 
 from .cmake import reached_files
+from .device_context import function_kind
 from .edits import Edit
 from .parse import LANGUAGE
+from .project_macros import SpecifierMacros, TreeSources, specifier_macros
 
 
 class WarpContext(Protocol):
@@ -113,6 +120,7 @@ class WarpContext(Protocol):
     source: bytes
     root: tree_sitter.Node
     result: object  # has ``edits``: list[Edit]
+    specifier_macros: SpecifierMacros  # macros for __device__ & co (hipport.project_macros)
 
     def node_at(self, start: int, end: int) -> tree_sitter.Node: ...
 
@@ -349,9 +357,9 @@ class _Scan:
         return self.text(declarator) or "this function"
 
     def is_device(self, function: tree_sitter.Node) -> bool:
-        body = function.child_by_field_name("body")
-        head = self.ctx.source[function.start_byte:body.start_byte if body is not None else function.end_byte]
-        return b"__global__" in head or b"__device__" in head
+        """``function`` runs on the GPU: ``__global__``/``__device__`` in its specifiers, or a
+        macro for them (:func:`hipport.device_context.function_kind`)."""
+        return function_kind(self.ctx, function) is not None
 
     def add(self, item: _Item) -> _Item:
         self.items.append(item)
@@ -1797,10 +1805,19 @@ class WarpTree:
 class _TreeContext:
     """A :class:`WarpContext` for the tree pass: findings and edits are dropped."""
 
-    def __init__(self, path: str, source: bytes, root: tree_sitter.Node):
+    def __init__(self, path: str, source: bytes, root: tree_sitter.Node, tree: TreeSources | None = None,
+                 macros: SpecifierMacros | None = None):
         self.path, self.source, self.root = path, source, root
         self.result = type("_Result", (), {})()
         self.result.edits = []
+        self._tree = tree
+        self._macros = macros
+
+    @property
+    def specifier_macros(self) -> SpecifierMacros:
+        if self._macros is None:
+            self._macros = specifier_macros(self.path, self.source, self._tree)
+        return self._macros
 
     def node_at(self, start: int, end: int) -> tree_sitter.Node:
         return self.root.descendant_for_byte_range(start, end)
@@ -1838,16 +1855,21 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
         warp-size constant or a device function (each file is then decided on its own).
     """
     sources = list(sources)
+    files = TreeSources(dict(sources))
     constants: dict[str, tuple[str, str]] = {}
     functions: dict[str, str] = {}
     twice: set[str] = set()
     parsed: dict[str, tree_sitter.Node] = {}
     for path, source in sources:
-        if not path.lower().endswith(_HEADER_SUFFIXES) or not (b"__device__" in source or _WARP_SIZE_CORE.search(source)):
+        if not path.lower().endswith(_HEADER_SUFFIXES):
+            continue
+        macros = specifier_macros(path, source, files)
+        device = b"__device__" in source or any(name in source for name in macros.device_names)
+        if not (device or _WARP_SIZE_CORE.search(source)):
             continue
         root = parser.parse(source).root_node
         parsed[path] = root
-        ctx = _TreeContext(path, source, root)
+        ctx = _TreeContext(path, source, root, files, macros)
         scan = _Scan(ctx, True)
         for pattern, what in ((_WARP_DEFINE, "macro"), (_WARP_CONSTANT, "constant")):
             for match in pattern.finditer(source):
@@ -1860,7 +1882,7 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
                 if name in constants and constants[name][1] != path:
                     twice.add(name)
                 constants.setdefault(name, (what, path))
-        for node in _query(_DEFINITIONS, root) if b"__device__" in source else ():
+        for node in _query(_DEFINITIONS, root) if device else ():
             if scan.is_device(node):
                 name = scan.function_name(node).split("::")[-1]
                 if name in functions and functions[name] != path:
@@ -1884,7 +1906,7 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
         if not any(n in source for n in names):
             continue
         root = parsed.get(path) or parser.parse(source).root_node
-        ctx = _TreeContext(path, source, root)
+        ctx = _TreeContext(path, source, root, files)
         scan = _Scan(ctx, True, tree, masks)
         scan.run()
         for items, keys in scan.groups():

@@ -154,13 +154,20 @@ def parse_diagnostics(text: str) -> list[Diagnostic]:
         The errors in order, duplicates (same file, line, column, message: HIP compiles host and
         device code separately and may print an error twice) left out. Warnings and their notes
         are dropped; ``In file included from`` lines are attached to the diagnostic that follows
-        them; ``note:`` lines are attached to the last error. Source snippet lines
+        them. clang prints an include stack only when it differs from the last one it printed
+        or skipped (a note's stack is not printed, but counts): an error printed without one, in
+        a file whose stack an earlier error or warning showed, gets that file's last printed
+        stack (Rodinia's mummergpu: the second and third "excess elements in scalar
+        initializer" inside HIP's amd_hip_vector_types.h, after a note in the same file). A file
+        with no stack ever printed is the main file, with an empty chain. ``note:`` lines are
+        attached to the last error. Source snippet lines
         (``  12 | code``) and ``N errors generated`` lines are skipped, as is clang's
         ``too many errors emitted`` line.
     """
     errors: list[Diagnostic] = []
     seen: set[tuple] = set()
     pending: list[Site] = []
+    stacks: dict[str, list[Site]] = {}  # file -> the include stack last printed for it
     current: Diagnostic | None = None  # the error that notes attach to (None after a warning)
     for raw in text.splitlines():
         line = raw.rstrip("\r")
@@ -173,6 +180,11 @@ def parse_diagnostics(text: str) -> list[Diagnostic]:
         m = _DIAG_RE.match(line)
         if m:
             kind, msg = m["kind"], m["msg"]
+            if kind != "note":
+                if pending:
+                    stacks[m["file"]] = list(pending)
+                else:
+                    pending = list(stacks.get(m["file"], ()))
             if kind == "note":
                 if current is not None:
                     current.chain.append(Site(m["file"], int(m["line"]), "note", msg))

@@ -138,6 +138,133 @@ def test_deferred_host_device_function_compiles_while_only_host_code_calls_it(tm
     toolchain.compile_amd(out / "lazy.hip", tmp_path / "lazy.o", ["gfx90a"], ["-Wno-unused-result"])
 
 
+# Specifiers written as macros: defined in a header of the tree (one way for nvcc, empty for a
+# host-only compiler), through another macro in the file. Line 1 maps to hip/hip_runtime.h.
+SPECIFIER_HEADER = """\
+// Execution-space words of the pool code; empty where no CUDA compiler reads them.
+#ifndef POOL_SPACES_H
+#define POOL_SPACES_H
+#ifdef __CUDACC__
+#define POOL_DEVICE __device__
+#define POOL_BOTH __host__ __device__
+#else
+#define POOL_DEVICE
+#define POOL_BOTH
+#endif
+#define POOL_KERNEL __global__
+#define POOL_INLINE __forceinline__ POOL_BOTH
+#endif
+"""
+
+SPECIFIER_MACROS = """\
+#include <cuda_runtime.h>
+#include "spaces.h"
+#define SLOT_DEVICE POOL_DEVICE
+POOL_DEVICE int* grab(size_t n) { int* p = nullptr; cudaMalloc(&p, n); return p; }
+POOL_BOTH void release(int* p) { cudaFree(p); }
+POOL_INLINE void release_inline(int* p) { cudaFree(p); }
+SLOT_DEVICE unsigned int status() { return (unsigned int)cudaGetLastError(); }
+POOL_KERNEL void work(int* p) {
+  release_inline(p);
+  p[0] = (int)status() + (int)cudaPeekAtLastError();
+}
+void host_side(int** p) { cudaMalloc(p, 64); cudaFree(*p); }
+"""
+
+SPECIFIER_MACRO_FINDINGS = [
+    "4:53 HP1211 cudaMalloc in __device__ code (grab): hipMalloc is host-only, as HIP has no device-side runtime "
+    "API (CUDA offers it in device code through its device runtime, -rdc=true with cudadevrt); the port does not compile",
+    "5:34 HP1211 cudaFree in __host__ __device__ code (release): hipFree is host-only, as HIP has no device-side "
+    "runtime API (CUDA offers it in device code through its device runtime, -rdc=true with cudadevrt); the port "
+    "does not compile",
+    "6:43 HP1212 cudaFree in __host__ __device__ function release_inline: HIP's hipFree is host-only; clang "
+    "reports an error wherever device code calls release_inline",
+    "7:58 HP1211 cudaGetLastError in __device__ code (status): hipGetLastError is host-only, as HIP has no "
+    "device-side runtime API (CUDA offers it in device code through its device runtime, -rdc=true with "
+    "cudadevrt); the port does not compile",
+    "10:31 HP1211 cudaPeekAtLastError in __global__ code (work): hipPeekAtLastError is host-only, as HIP has no "
+    "device-side runtime API (CUDA offers it in device code through its device runtime, -rdc=true with "
+    "cudadevrt); the port does not compile",
+]
+
+
+def _convert_tree(tmp_path: Path, files: dict[str, str]) -> tuple[Path, list[dict]]:
+    src = tmp_path / "src"
+    src.mkdir(exist_ok=True)
+    for name, body in files.items():
+        (src / name).write_text(body)
+    out = tmp_path / "out"
+    convert_tree(src, out, ConvertOptions(jobs=1))
+    return out, json.loads((out / "hipport-report.json").read_text())["findings"]
+
+
+def test_specifiers_written_as_macros_are_device_code(tmp_path):
+    _, findings = _convert_tree(tmp_path, {"spaces.h": SPECIFIER_HEADER, "pool.cu": SPECIFIER_MACROS})
+    assert _lines(findings, "HP1211", "HP1212") == SPECIFIER_MACRO_FINDINGS
+
+
+def test_specifier_macro_compile_errors_carry_the_findings(tmp_path, toolchain):
+    """The port fails for gfx90a on exactly the lines of those findings, and host_side compiles."""
+    out, findings = _convert_tree(tmp_path, {"spaces.h": SPECIFIER_HEADER, "pool.cu": SPECIFIER_MACROS})
+    with pytest.raises(CompileError) as failure:
+        toolchain.compile_amd(out / "pool.hip", tmp_path / "pool.o", ["gfx90a"], ["-Wno-unused-result"])
+    flagged = {f["line"] for f in findings if f["rule_id"] in ("HP1211", "HP1212")}
+    assert _error_lines(failure.value, "pool.hip") == flagged == {4, 5, 6, 7, 10}
+
+
+@pytest.mark.parametrize("body, expected", [
+    # nvcc's device pass reads __device__, its host pass __host__ __device__: both, so a
+    # __host__ __device__ function (inline: deferred)
+    ("#ifdef __CUDA_ARCH__\n#define HD __device__\n#else\n#define HD __host__ __device__\n#endif\n"
+     "HD inline void f(int* p) { cudaFree(p); }\n",
+     ["6:28 HP1212 cudaFree in __host__ __device__ function f: HIP's hipFree is host-only; clang reports an error "
+      "wherever device code calls f"]),
+    # a branch on a macro of the build (-D): either definition may be the one
+    ("#ifdef POOL_HOST_ONLY\n#define SPACE\n#else\n#define SPACE __device__\n#endif\n"
+     "SPACE void f(int* p) { cudaFree(p); }\n",
+     ["6:24 HP1211 cudaFree in __device__ code (f): hipFree is host-only, as HIP has no device-side runtime API "
+      "(CUDA offers it in device code through its device runtime, -rdc=true with cudadevrt); the port does not "
+      "compile"]),
+    # a lambda's specifiers
+    ("#define BOTH __host__ __device__\nvoid h(int* p) { auto l = [=] BOTH () { cudaFree(p); }; l(); }\n",
+     ["2:41 HP1212 cudaFree in __host__ __device__ function lambda in h: HIP's hipFree is host-only; clang "
+      "reports an error wherever device code calls lambda in h"]),
+    # what no CUDA compile reads: only for host compilers, or for HIP's
+    ("#ifndef __CUDACC__\n#define SPACE __device__\n#endif\nSPACE void f(int* p) { cudaFree(p); }\n", []),
+    ("#if defined(__HIPCC__)\n#define SPACE __device__\n#endif\nSPACE void f(int* p) { cudaFree(p); }\n", []),
+    # a macro of other words, and CUDA's own word redefined for a host compiler
+    ("#define API extern \"C\"\nAPI void f(int* p) { cudaFree(p); }\n", []),
+    ("#if !defined(__CUDACC__)\n#define __device__\n#endif\nvoid f(int* p) { cudaFree(p); }\n", []),
+])
+def test_specifier_macro_cases(tmp_path, body, expected):
+    _, findings = _convert(tmp_path, "k.cu", body)
+    assert _lines(findings, "HP1211", "HP1212") == expected
+
+
+def test_directive_states_of_a_cuda_compile():
+    """Which of nvcc's passes (device, host) reads each #define: __CUDACC__ defined in both,
+    __CUDA_ARCH__ in the device pass only, no __HIP* macro, any other macro unknown (None);
+    comments skipped, continuation lines joined, #elif/#else after taken or unknown branches."""
+    from hipport.project_macros import directives
+    source = (b"#if !defined(__HIPCC__) && __CUDACC__\n#define A __device__ \\\n  __host__\n"
+              b"#elif defined(BUILD_FLAG)\n#define A\n#else\n#define A static\n#endif\n"
+              b"/* #define COMMENTED __device__ */\n"
+              b"#if __CUDA_ARCH__ >= 700\n#define B 1\n#elif defined(__CUDA_ARCH__)\n#define B 2\n#else\n#define B 3\n#endif\n"
+              b"#ifdef BUILD_FLAG\n#define C 1\n#else\n#define C 2\n#endif\n"
+              b"#define SQUARE(x) ((x) * (x))\n")
+    assert [(d.line, d.operand, d.body, d.function_like, d.seen) for d in directives(source)] == [
+        (2, "A", "__device__ __host__", False, (True, True)),
+        (5, "A", "", False, (False, False)),
+        (7, "A", "static", False, (False, False)),
+        (11, "B", "1", False, (None, False)),
+        (13, "B", "2", False, (None, False)),
+        (15, "B", "3", False, (False, True)),
+        (18, "C", "1", False, (None, None)),
+        (20, "C", "2", False, (None, None)),
+        (22, "SQUARE", "((x) * (x))", True, (True, True)),
+    ]
+
+
 REGISTER = """\
 #include <cuda_runtime.h>
 #define HOT register

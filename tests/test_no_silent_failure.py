@@ -291,6 +291,30 @@ def test_parse_skips_snippets_that_look_like_diagnostics():
     assert [(d.file, d.line, d.message) for d in nsf.parse_diagnostics(text)] == [("/o/a.hip", 7, "real")]
 
 
+def test_parse_carries_the_include_stack_clang_leaves_out():
+    """clang prints an include stack only when it changes: the second error in vec.h (after a
+    note in vec.h) comes with none and gets vec.h's stack; the main file's error keeps an empty
+    chain, and so does an error in a header whose stack was never printed."""
+    text = (
+        "In file included from /o/host.cpp:9:\n"
+        "In file included from /o/shared.h:2:\n"
+        "/o/hip/vec.h:1188:1: error: typedef redefinition\n"
+        "/o/hip/vec.h:1161:15: note: expanded from macro 'MAKE'\n"
+        "/o/hip/vec.h:2189:1: error: excess elements in scalar initializer\n"
+        "/o/hip/vec.h:2127:10: note: expanded from macro 'FOUR'\n"
+        "/o/host.cpp:20:3: error: use of undeclared identifier 'x'\n"
+        "/o/other.h:4:1: error: unknown type name 'y'\n"
+    )
+    diags = nsf.parse_diagnostics(text)
+    stack = [("/o/host.cpp", 9, "include"), ("/o/shared.h", 2, "include")]
+    assert [[(s.file, s.line, s.kind) for s in d.chain] for d in diags] == [
+        stack + [("/o/hip/vec.h", 1161, "note")],
+        stack + [("/o/hip/vec.h", 2127, "note")],
+        [],
+        [],
+    ]
+
+
 def test_line_map_identity_and_added_lines():
     assert nsf.line_map(b"a\nb\nc\n", b"A\nb\nC\n") is None
     assert nsf.line_map(b"// c\ncudaMalloc\nx\n", b"// c\n#include <hip/hip_runtime.h>\nhipMalloc\nx\n") == [1, None, 2, 3, 4]

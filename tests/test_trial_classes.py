@@ -36,6 +36,7 @@ from hipport.analyze import AsmBlock, analyze_file
 from hipport.convert import ConvertOptions, check_tree, convert_tree
 from hipport.edits import apply_edits
 from hipport.parse import new_parser
+from hipport.project_macros import TreeSources
 from hipport.rules import default_rules
 from hipport.toolchain import CompileError
 
@@ -237,7 +238,8 @@ def test_vector_type_macro_cases(source: bytes, expected) -> None:
 def test_vector_type_macro_compile_errors_carry_the_finding(tmp_path: Path, toolchain) -> None:
     """The port of lookup.cpp, compiled as HIP for gfx90a and gfx1100, fails inside HIP's headers
     (typedef redefinitions of uint4 and int2, and the errors that follow); every one of them has
-    the HP1215 finding on its include chain."""
+    the HP1215 finding on its include chain, also those clang prints without an include stack
+    (the stack of the error before them, which no_silent_failure.py carries over)."""
     out = _port(VECTOR_MACRO, tmp_path / "out")
     errors = _compile_errors(toolchain, VECTOR_MACRO, out, "lookup.cpp", tmp_path)
     assert errors is not None
@@ -245,17 +247,86 @@ def test_vector_type_macro_compile_errors_carry_the_finding(tmp_path: Path, tool
     diagnostics = nsf.parse_diagnostics(errors)
     assert "typedef redefinition with different types ('HIP_vector_type<unsigned int, 4>' vs '__uint32_t' " \
            "(aka 'unsigned int'))" in [d.message for d in diagnostics]
-    for d in diagnostics:
-        found = [f"{f['rule_id']} {f['path']}:{f['line']}" for f in nsf.explain(d, report)]
-        if any(report.rel_out(site.file) for site in d.chain):
-            assert found == ["HP1215 lookup.cpp:8"], d
-        else:
-            # clang prints no include stack for an error under the same stack as the one before
-            # it (the device-side repeat): no_silent_failure.py's matcher does not carry the
-            # previous stack over yet, so such an error shows no site of the tree at all
-            assert d.file is not None and report.rel_out(d.file) is None, d
+    assert {tuple(f"{f['rule_id']} {f['path']}:{f['line']}" for f in nsf.explain(d, report))
+            for d in diagnostics} == {("HP1215 lookup.cpp:8",)}
     # later.cpp (its macro after HIP's headers) compiles
     assert _compile_errors(toolchain, VECTOR_MACRO, out, "later.cpp", tmp_path) is None
+
+
+VECTOR_MACRO_HEADERS = CLASSES / "vector_macro_headers"
+
+
+def test_vector_type_macros_through_the_trees_headers_are_reported() -> None:
+    """host.cpp defines the macros and includes grid.h, which includes cells.cu (Rodinia's
+    mummergpu: mummergpu_main.cpp, mummergpu.h, common.cu); probe.cpp gets its macro from
+    words.h and then includes the CUDA runtime; packed.h defines one and includes cells.cu
+    itself, so reader.cpp, which only includes packed.h, adds nothing to packed.h's finding."""
+    report = check_tree(VECTOR_MACRO_HEADERS, ConvertOptions(jobs=1))
+    assert [(f.path, f.line, f.column, f.rule_id, f.message) for f in report.findings] == [
+        ("host.cpp", 6, 10, "HP1215",
+         "#include \"grid.h\" brings HIP's headers (grid.h line 3 includes \"cells.cu\": the ported file includes "
+         "<hip/hip_runtime.h>) after macros named like HIP vector types: int2 (line 4), uint4 (line 5); HIP's "
+         "declarations of those types no longer compile"),
+        ("packed.h", 4, 10, "HP1215",
+         "#include \"cells.cu\" brings HIP's headers (the ported file includes <hip/hip_runtime.h>) after macros "
+         "named like HIP vector types: uint4 (line 3); HIP's declarations of those types no longer compile"),
+        ("probe.cpp", 3, 10, "HP1215",
+         "#include <cuda_runtime.h> brings HIP's headers (ported to <hip/hip_runtime.h>) after macros named like "
+         "HIP vector types: uint2 (words.h line 3); HIP's declarations of those types no longer compile"),
+    ]
+
+
+@pytest.mark.parametrize("unit, explained_by", [
+    ("host.cpp", "HP1215 host.cpp:6"),
+    ("probe.cpp", "HP1215 probe.cpp:3"),
+    ("reader.cpp", "HP1215 packed.h:4"),
+])
+def test_vector_type_macros_through_headers_explain_every_compile_error(tmp_path: Path, toolchain, unit,
+                                                                        explained_by) -> None:
+    """Each unit's port fails for gfx90a and gfx1100 inside HIP's headers, and every error has
+    the unit's finding (reader.cpp: packed.h's) on its include chain."""
+    out = _port(VECTOR_MACRO_HEADERS, tmp_path / "out")
+    errors = _compile_errors(toolchain, VECTOR_MACRO_HEADERS, out, unit, tmp_path)
+    assert errors is not None
+    report = nsf.Report(VECTOR_MACRO_HEADERS, out)
+    diagnostics = nsf.parse_diagnostics(errors)
+    assert any(d.message.startswith("typedef redefinition with different types") for d in diagnostics)
+    assert {tuple(f"{f['rule_id']} {f['path']}:{f['line']}" for f in nsf.explain(d, report))
+            for d in diagnostics} == {(explained_by,)}
+
+
+def _vector_findings(files: dict[str, bytes], unit: str) -> list[tuple[int, str]]:
+    """HP1215 findings (line, message) of ``unit`` analysed with the tree ``files`` (in memory)."""
+    source = files[unit]
+    result = analyze_file(unit, source, new_parser().parse(source), default_rules(), is_cuda_unit=False,
+                          sources=TreeSources(files))
+    return [(f.line, f.message) for f in result.findings if f.rule_id == "HP1215"]
+
+
+def test_vector_type_macro_through_two_headers_names_the_path() -> None:
+    files = {"app/main.cpp": b"#define float2 pair2\n#include \"outer.h\"\n",
+             "app/outer.h": b"#include <stdio.h>\n#include \"../lib/inner.h\"\n",
+             "lib/inner.h": b"// the runtime, for the host's launches\n#include <cuda_runtime.h>\n"}
+    assert _vector_findings(files, "app/main.cpp") == [
+        (2, "#include \"outer.h\" brings HIP's headers (lib/inner.h line 2 (included through app/outer.h) includes "
+            "<cuda_runtime.h>: ported to <hip/hip_runtime.h>) after macros named like HIP vector types: float2 "
+            "(line 1); HIP's declarations of those types no longer compile")]
+
+
+@pytest.mark.parametrize("files", [
+    # the header #undef-s the macro before HIP's headers
+    {"u.cpp": b"#define uint4 unsigned\n#include \"h.h\"\n", "h.h": b"#undef uint4\n#include \"k.cu\"\n",
+     "k.cu": b""},
+    # HIP's headers come first, through a header; the macro and the .cu come after
+    {"u.cpp": b"#include \"rt.h\"\n#define uint4 unsigned\n#include \"k.cu\"\n",
+     "rt.h": b"#include <cuda_runtime.h>\n", "k.cu": b""},
+    # the header defines the macro after its runtime include
+    {"u.cpp": b"#include \"h.h\"\n", "h.h": b"#include <cuda_runtime.h>\n#define uint4 unsigned\n"},
+    # the include that would follow the header is in a comment
+    {"u.cpp": b"#define uint4 unsigned\n// #include \"h.h\"\n", "h.h": b"#include <cuda_runtime.h>\n"},
+])
+def test_vector_type_macro_through_headers_not_reported(files) -> None:
+    assert _vector_findings(files, "u.cpp") == []
 
 
 # --------------------------------------------------------------------------- 4. GL interop header first

@@ -288,6 +288,42 @@ def test_fix_leaves_the_whole_function(tmp_path, body, skipped):
     assert not [f for f in findings if " HP1107 " in f]
 
 
+def test_fix_takes_specifiers_written_as_a_macro_for_device_code(tmp_path):
+    """lane_of's specifiers are LANE_FN, a macro of the tree's lanes.h: it is device code, so
+    WARP_SIZE, used there and in the kernel, becomes warpSize (before, lane_of counted as host
+    code and --fix left the define and both functions, HP1111 'used in host code')."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "lanes.h").write_text("#define LANE_FN __device__ __forceinline__\n")
+    (src / "k.cu").write_text(
+        "#include \"lanes.h\"\n"
+        "#define WARP_SIZE 32\n"
+        "LANE_FN int lane_of(int t) { return t % WARP_SIZE; }\n"
+        "__global__ void k(int* out) { out[threadIdx.x] = lane_of(threadIdx.x) + threadIdx.x / WARP_SIZE; }\n")
+    out = tmp_path / "out"
+    report = convert_tree(src, out, ConvertOptions(fix=True, jobs=1)).report
+    assert [f"{f.line}:{f.column} {f.rule_id} {f.message}" for f in report.findings if f.rule_id.startswith("HP11")] == [
+        "2:9 HP1107 the macro WARP_SIZE: 32 rewritten to warpSize (--fix)"]
+    assert (out / "k.hip").read_text().split("\n")[2] == "#define WARP_SIZE warpSize"
+
+
+def test_fix_tree_pass_takes_a_header_function_declared_with_a_macro(tmp_path):
+    """lanes.cuh defines lane_id with LANE_FN (``__device__``): the tree pass knows it as a
+    device function of the tree, so k, which calls it, is rewritten with it (before, k was
+    left as written: 'calls lane_id, defined in another file')."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "lanes.cuh").write_text("#define LANE_FN __device__\nLANE_FN int lane_id() { return threadIdx.x % 32; }\n")
+    (src / "a.cu").write_text(
+        "#include \"lanes.cuh\"\n__global__ void k(int* o) { o[threadIdx.x] = lane_id() + threadIdx.x % 32; }\n")
+    report = convert_tree(src, tmp_path / "out", ConvertOptions(fix=True, jobs=1)).report
+    assert [f"{f.path}:{f.line}:{f.column} {f.rule_id} {f.message}" for f in report.findings
+            if f.rule_id.startswith("HP11")] == [
+        "a.cu:2:72 HP1107 lane arithmetic: % 32 rewritten to % warpSize (--fix)",
+        "lanes.cuh:2:46 HP1107 lane arithmetic: % 32 rewritten to % warpSize (--fix)",
+    ]
+
+
 def test_fix_of_a_function_never_leaves_an_assumption_in_it(tmp_path):
     """HP1107 never says 'nothing to do' for a function that still has a 32-wide assumption:
     over every fixture and every left-as-written input, a function with an HP1107 finding has
