@@ -36,6 +36,7 @@ from .collisions import analyze_collisions
 from .cutil import analyze_cutil
 from .device_context import analyze_device_context, device_code
 from .register_keyword import analyze_register_keyword
+from .handle_types import analyze_handle_types
 from .signatures import report_signatures
 from .overloads import analyze_overloads
 from .group_members import analyze_group_members
@@ -724,6 +725,7 @@ def analyze_file(
     analyze_group_members(ctx)
     analyze_device_context(ctx)
     analyze_register_keyword(ctx, fix)
+    analyze_handle_types(ctx)
     if is_cuda_unit and not headers & RUNTIME_HEADERS:
         _insert_runtime_include(ctx)
         ctx.result.uses_cuda = True
