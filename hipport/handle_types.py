@@ -26,9 +26,11 @@ module reports each such use in one file, at the operation:
 A handle value is a variable, parameter or member declared in the file with one of the types
 (``CUdeviceptr d``, ``CUdeviceptr *p`` read as ``*p`` or ``p[i]``, ``s.ptr``/``s->ptr`` where
 some struct of the file declares ``ptr`` with the type), a cast to the type (``(CUdeviceptr)x``,
-``*reinterpret_cast<CUdeviceptr *>(buf)``), read through parentheses. A name counts only when
-every declaration of it in the file has the handle type (a name declared with another type
-somewhere in the file is left alone); typedefs of the handle types are not followed. The result
+``*reinterpret_cast<CUdeviceptr *>(buf)``), read through parentheses. A name is looked up in the
+function around its use (parameters and body) when that declares it, else at file scope, and
+counts only when every declaration found there has the handle type (a name declared twice there
+with different types is left alone); a member name counts when every struct of the file that
+declares it gives it the handle type. Typedefs of the handle types are not followed. The result
 of an operation is not a handle value again, so ``(h | x) << 32`` is reported once.
 """
 
@@ -101,12 +103,21 @@ def _declared(node: "tree_sitter.Node") -> tuple[bytes, int] | None:
     return None
 
 
+def _function_of(node) -> int:
+    """The start byte of the function definition around ``node``, or -1 at file scope."""
+    node = node.parent
+    while node is not None and node.type != "function_definition":
+        node = node.parent
+    return -1 if node is None else node.start_byte
+
+
 class _Names:
-    """The declarations of one file: name -> the (type, depth) of each declaration of it."""
+    """The declarations of one file: name -> the (type, depth, function) of each declaration of
+    it, the function being the start byte of the definition it is in (-1: file scope)."""
 
     def __init__(self, ctx: "_FileContext"):
-        self.variables: dict[bytes, set[tuple[str, int]]] = {}
-        self.fields: dict[bytes, set[tuple[str, int]]] = {}
+        self.variables: dict[bytes, set[tuple[str, int, int]]] = {}
+        self.fields: dict[bytes, set[tuple[str, int, int]]] = {}
         stack = [ctx.root]
         while stack:
             node = stack.pop()
@@ -117,21 +128,35 @@ class _Names:
             if type_node is None:
                 continue
             type_text = _norm(_text(ctx, type_node))
-            table = self.fields if node.type == "field_declaration" else self.variables
+            fields = node.type == "field_declaration"
+            table = self.fields if fields else self.variables
+            function = -1 if fields else _function_of(node)
             for declarator in node.children_by_field_name("declarator"):
                 found = _declared(declarator)
                 if found is not None:
-                    table.setdefault(found[0], set()).add((type_text, found[1]))
+                    table.setdefault(found[0], set()).add((type_text, found[1], function))
+
+    def of(self, name: bytes, use) -> set[tuple[str, int]]:
+        """The (type, depth) of the declarations of variable ``name`` seen at node ``use``: those
+        of the function around it when it declares the name (parameters included), else those
+        at file scope."""
+        entries = self.variables.get(name, ())
+        function = _function_of(use)
+        local = {(t, d) for t, d, f in entries if f == function and f != -1}
+        return local or {(t, d) for t, d, f in entries if f == -1}
+
+    def field(self, name: bytes) -> set[tuple[str, int]]:
+        return {(t, d) for t, d, _ in self.fields.get(name, ())}
 
     @staticmethod
-    def _only(entries: set[tuple[str, int]] | None, handles, depth: int) -> str | None:
-        if not entries:
+    def _only(entries: set[tuple[str, int]], handles, depth: int) -> str | None:
+        if len(entries) != 1:
             return None
-        types = {t for t, d in entries if d == depth and t in handles}
-        return types.pop() if len(types) == 1 and len(entries) == 1 else None
+        ((type_text, declared_depth),) = entries
+        return type_text if declared_depth == depth and type_text in handles else None
 
-    def integer(self, name: bytes) -> bool:
-        entries = self.variables.get(name)
+    def integer(self, name: bytes, use) -> bool:
+        entries = self.of(name, use)
         return bool(entries) and all(d == 0 and _INTEGER_WORDS.match(t) for t, d in entries)
 
 
@@ -161,10 +186,10 @@ class _Finder:
             return None
         kind = node.type
         if kind == "identifier":
-            return _Names._only(self.names.variables.get(node.text), self.handles, depth)
+            return _Names._only(self.names.of(node.text, node), self.handles, depth)
         if kind == "field_expression":
             field = node.child_by_field_name("field")
-            return _Names._only(self.names.fields.get(field.text), self.handles, depth) if field is not None else None
+            return _Names._only(self.names.field(field.text), self.handles, depth) if field is not None else None
         if kind == "pointer_expression" and node.child_by_field_name("operator").type == "*":
             return self.handle(node.child_by_field_name("argument"), depth + 1)
         if kind == "subscript_expression":
@@ -188,7 +213,7 @@ class _Finder:
             return re.fullmatch(r"0+[uUlL]*|0[xX]0+[uUlL]*", _text(self.ctx, node)) is None
         if node.type == "sizeof_expression":
             return True
-        return node.type == "identifier" and self.names.integer(node.text)
+        return node.type == "identifier" and self.names.integer(node.text, node)
 
 
 def _fields(mapping: "Mapping") -> dict[str, str]:

@@ -37,6 +37,7 @@ EXPECTED = [
     (39, 31, SURFACE.format(name="cudaSurfaceObject_t", op="static_cast<cudaSurfaceObject_t> of a value that is not one",
                             where="surface_types.h:105")),
     (40, 15, DEVICEPTR.format("initialised with an integer")),
+    (45, 92, TEXTURE.format("operator &")),
 ]
 
 
