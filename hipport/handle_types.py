@@ -111,9 +111,15 @@ def _function_of(node) -> int:
     return -1 if node is None else node.start_byte
 
 
-class _Names:
-    """The declarations of one file: name -> the (type, depth, function) of each declaration of
-    it, the function being the start byte of the definition it is in (-1: file scope)."""
+class Declarations:
+    """The declarations of variables, parameters and members in one file, read from the syntax
+    tree (declarations, parameters, struct fields; typedefs are not followed).
+
+    Attributes:
+        variables, fields: name (bytes) -> the (type text with const/volatile dropped,
+            pointer-or-array depth, start byte of the function definition it is in or -1 at
+            file scope) of each declaration of it; fields are the members of structs and classes.
+    """
 
     def __init__(self, ctx: "_FileContext"):
         self.variables: dict[bytes, set[tuple[str, int, int]]] = {}
@@ -146,6 +152,7 @@ class _Names:
         return local or {(t, d) for t, d, f in entries if f == -1}
 
     def field(self, name: bytes) -> set[tuple[str, int]]:
+        """The (type, depth) of every member named ``name`` in the file's structs and classes."""
         return {(t, d) for t, d, _ in self.fields.get(name, ())}
 
     @staticmethod
@@ -164,7 +171,7 @@ class _Finder:
     def __init__(self, ctx: "_FileContext", handles: dict[str, "Mapping"]):
         self.ctx = ctx
         self.handles = handles
-        self.names = _Names(ctx)
+        self.names = Declarations(ctx)
 
     def cast_type(self, node) -> str | None:
         """The type text of a ``static_cast``/``reinterpret_cast<T>`` call, else None."""
@@ -186,10 +193,10 @@ class _Finder:
             return None
         kind = node.type
         if kind == "identifier":
-            return _Names._only(self.names.of(node.text, node), self.handles, depth)
+            return Declarations._only(self.names.of(node.text, node), self.handles, depth)
         if kind == "field_expression":
             field = node.child_by_field_name("field")
-            return _Names._only(self.names.field(field.text), self.handles, depth) if field is not None else None
+            return Declarations._only(self.names.field(field.text), self.handles, depth) if field is not None else None
         if kind == "pointer_expression" and node.child_by_field_name("operator").type == "*":
             return self.handle(node.child_by_field_name("argument"), depth + 1)
         if kind == "subscript_expression":

@@ -154,7 +154,12 @@ def parse_diagnostics(text: str) -> list[Diagnostic]:
         The errors in order, duplicates (same file, line, column, message: HIP compiles host and
         device code separately and may print an error twice) left out. Warnings and their notes
         are dropped; ``In file included from`` lines are attached to the diagnostic that follows
-        them; ``note:`` lines are attached to the last error. Source snippet lines
+        them; ``note:`` lines are attached to the last error. clang prints a template's
+        instantiation stack (``note: in instantiation of ... requested here``) only when it differs
+        from the one printed last, so an error with no such note of its own, in the same file as
+        the error printed just before it and at most :data:`SAME_INSTANTIATION_LINES` lines after
+        it, is given that error's instantiation notes (a static assertion in a HIP template and the
+        failed call on the next line share one). Source snippet lines
         (``  12 | code``) and ``N errors generated`` lines are skipped, as is clang's
         ``too many errors emitted`` line.
     """
@@ -162,6 +167,9 @@ def parse_diagnostics(text: str) -> list[Diagnostic]:
     seen: set[tuple] = set()
     pending: list[Site] = []
     current: Diagnostic | None = None  # the error that notes attach to (None after a warning)
+    printed: Diagnostic | None = None  # the error whose notes are being read (a duplicate: its first print)
+    done: Diagnostic | None = None  # the error printed before it, notes complete
+    first: dict[tuple, Diagnostic] = {}
     for raw in text.splitlines():
         line = raw.rstrip("\r")
         if not line or _SNIPPET_RE.match(line):
@@ -179,6 +187,8 @@ def parse_diagnostics(text: str) -> list[Diagnostic]:
             elif kind in ("error", "fatal error") and not msg.startswith(_IGNORED_ERRORS):
                 d = Diagnostic(m["file"], int(m["line"]), int(m["col"]) if m["col"] else None, msg,
                                fatal=kind == "fatal error", chain=list(pending))
+                done = _finish(done, printed, current)
+                printed = first.setdefault(d.key(), d)
                 if d.key() in seen:
                     current = None
                 else:
@@ -186,7 +196,8 @@ def parse_diagnostics(text: str) -> list[Diagnostic]:
                     errors.append(d)
                     current = d
             else:
-                current = None
+                _finish(done, printed, current)
+                current = printed = done = None
             pending = []
             continue
         m = _NOLOC_RE.match(line)
@@ -196,9 +207,38 @@ def parse_diagnostics(text: str) -> list[Diagnostic]:
             if d.key() not in seen:
                 seen.add(d.key())
                 errors.append(d)
-            current = None
+            _finish(done, printed, current)
+            current = printed = done = None
             pending = []
+    _finish(done, printed, current)
     return errors
+
+
+#: How far after an error with an instantiation stack an error with none may be and still be
+#: taken to be in the same instantiation (see :func:`parse_diagnostics`).
+SAME_INSTANTIATION_LINES = 30
+
+
+def _instantiation_notes(d: Diagnostic) -> list[Site]:
+    return [site for site in d.chain if site.kind == "note" and site.message.startswith("in instantiation of")]
+
+
+def _finish(done: Diagnostic | None, printed: Diagnostic | None, current: Diagnostic | None) -> Diagnostic | None:
+    """The notes of ``printed`` are complete: when it was new (``current``), let it inherit the
+    instantiation of ``done``, the error printed before it. Returns the error now done."""
+    if printed is not None and printed is current:
+        _inherit_instantiation(done, printed)
+    return printed
+
+
+def _inherit_instantiation(previous: Diagnostic | None, d: Diagnostic | None) -> None:
+    """Give the error ``d``, whose notes are complete, the instantiation notes of ``previous``
+    (the error printed just before it) when it has none and follows it closely in one file."""
+    if (d is None or previous is None or previous is d or d.file != previous.file or d.line is None
+            or previous.line is None or not 0 <= d.line - previous.line <= SAME_INSTANTIATION_LINES
+            or _instantiation_notes(d)):
+        return
+    d.chain.extend(_instantiation_notes(previous))
 
 
 # --------------------------------------------------------------------------- report and line maps
