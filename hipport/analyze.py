@@ -38,6 +38,7 @@ from .device_context import analyze_device_context, device_code
 from .register_keyword import analyze_register_keyword
 from .handle_types import analyze_handle_types
 from .group_shuffles import analyze_group_shuffles
+from .half_bfloat16 import analyze_half_bfloat16
 from .signatures import report_signatures
 from .overloads import analyze_overloads
 from .group_members import analyze_group_members
@@ -728,6 +729,7 @@ def analyze_file(
     analyze_register_keyword(ctx, fix)
     analyze_handle_types(ctx)
     analyze_group_shuffles(ctx)
+    analyze_half_bfloat16(ctx)
     if is_cuda_unit and not headers & RUNTIME_HEADERS:
         _insert_runtime_include(ctx)
         ctx.result.uses_cuda = True

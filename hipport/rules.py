@@ -294,6 +294,7 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "host-api-in-host-device-code": frozenset({"name", "hip", "function", "kind", "origin", "advice"}),
     "register-keyword": frozenset({"name", "where"}),
     "register-removed": frozenset({"name", "where"}),
+    "half-bfloat16-conversion": frozenset({"name", "what", "advice"}),
     "group-shuffle-type": frozenset({"name", "group", "type", "value", "advice"}),
     "integer-handle": frozenset({"name", "operation", "cuda_definition", "hip", "hip_definition", "advice"}),
     "warp-32bit-mask": frozenset({"name", "what"}),
