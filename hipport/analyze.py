@@ -37,6 +37,9 @@ from .collisions import analyze_collisions
 from .cutil import analyze_cutil
 from .device_context import analyze_device_context, device_code
 from .register_keyword import analyze_register_keyword
+from .handle_types import analyze_handle_types
+from .group_shuffles import analyze_group_shuffles
+from .half_bfloat16 import analyze_half_bfloat16
 from .signatures import report_signatures
 from .overloads import analyze_overloads
 from .group_members import analyze_group_members
@@ -812,6 +815,9 @@ def analyze_file(
     analyze_group_members(ctx)
     analyze_device_context(ctx)
     analyze_register_keyword(ctx, fix)
+    analyze_handle_types(ctx)
+    analyze_group_shuffles(ctx)
+    analyze_half_bfloat16(ctx)
     if is_cuda_unit and (not headers & RUNTIME_HEADERS or _tree_header_before_runtime(ctx, resolve_header)):
         _insert_runtime_include(ctx)
         ctx.result.uses_cuda = True

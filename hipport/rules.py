@@ -87,6 +87,10 @@ class Mapping:
         report_unknown_type: report a call whose first argument's type hipport cannot read.
         absent_fix: for a header entry whose ``hip`` header the HIP 6.4 / ROCm 6.4 packages do
             not ship (field ``absent``), what to use instead (reported as HP2016); else "".
+        representation: for a type whose CUDA and HIP definitions differ in kind (field
+            ``representation``), (CUDA definition, HIP definition), each the C type followed by
+            the header and line it comes from (``unsigned long long (cuda.h:258)``,
+            ``void * (hip/driver_types.h:47)``); () for every other entry.
     """
 
     cuda: str
@@ -106,6 +110,7 @@ class Mapping:
     overload_fix: str = ""
     report_unknown_type: bool = False
     absent_fix: str = ""
+    representation: tuple[str, ...] = ()
 
     def target(self, target_libs: str = "hip") -> tuple[str | None, str]:
         """(replacement name or None, status) for ``target_libs`` (one of :data:`TARGET_LIBS`).
@@ -294,6 +299,9 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "host-api-in-host-device-code": frozenset({"name", "hip", "function", "kind", "origin", "advice"}),
     "register-keyword": frozenset({"name", "where"}),
     "register-removed": frozenset({"name", "where"}),
+    "half-bfloat16-conversion": frozenset({"name", "what", "advice"}),
+    "group-shuffle-type": frozenset({"name", "group", "type", "value", "advice"}),
+    "integer-handle": frozenset({"name", "operation", "cuda_definition", "hip", "hip_definition", "advice"}),
     "warp-32bit-mask": frozenset({"name", "what"}),
     "warp-size-literal": frozenset({"name", "expression"}),
     "warp-shuffle-loop": frozenset({"name", "loop"}),
@@ -643,6 +651,8 @@ def _parse_mappings(path: Path, data: dict, node: yaml.Node | None) -> RuleFileC
             path=str(path), line=line, roc=entry.get("roc"), roc_status=entry.get("roc_status", ""),
             roc_library=roc_library, **_overload_fields(entry.get("overloads")),
             absent_fix=entry.get("absent", {}).get("fix", ""),
+            representation=(entry["representation"]["cuda"], entry["representation"]["hip"])
+            if "representation" in entry else (),
         ))
     info = Family(family, data["title"], data["source"], roc_library, data.get("upstream", {}), str(path),
                   data.get("versions_of", "CUDA"), data.get("cpp_namespace", ""))
@@ -697,7 +707,7 @@ def _from_cache(path: Path, cached: dict) -> RuleFileContent:
     return RuleFileContent(
         [Mapping(*fields[:8], path=where, line=fields[8], roc=fields[9], roc_status=fields[10], roc_library=fields[11],
                  hip_lacks=tuple(fields[12]), overload_fix=fields[13], report_unknown_type=fields[14],
-                 absent_fix=fields[15])
+                 absent_fix=fields[15], representation=tuple(fields[16]))
          for fields in cached["mappings"]],
         [Check(*fields, path=where, line=line) for *fields, line in cached["checks"]],
         [PtxEquivalent(*fields, path=where, line=line) for *fields, line in cached["ptx"]],
@@ -714,7 +724,7 @@ def _to_cache(content: RuleFileContent) -> dict:
     return {
         "mappings": [[m.cuda, m.hip, m.kind, m.status, m.family, m.section, m.note, m.versions, m.line,
                       m.roc, m.roc_status, m.roc_library, list(m.hip_lacks), m.overload_fix, m.report_unknown_type,
-                      m.absent_fix]
+                      m.absent_fix, list(m.representation)]
                      for m in content.mappings],
         "family": ([content.family.id, content.family.title, content.family.source, content.family.roc_library,
                     content.family.upstream, content.family.versions_of, content.family.cpp_namespace]

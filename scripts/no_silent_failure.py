@@ -160,7 +160,12 @@ def parse_diagnostics(text: str) -> list[Diagnostic]:
         stack (Rodinia's mummergpu: the second and third "excess elements in scalar
         initializer" inside HIP's amd_hip_vector_types.h, after a note in the same file). A file
         with no stack ever printed is the main file, with an empty chain. ``note:`` lines are
-        attached to the last error. Source snippet lines
+        attached to the last error. clang prints a template's
+        instantiation stack (``note: in instantiation of ... requested here``) only when it differs
+        from the one printed last, so an error with no such note of its own, in the same file as
+        the error printed just before it and at most :data:`SAME_INSTANTIATION_LINES` lines after
+        it, is given that error's instantiation notes (a static assertion in a HIP template and the
+        failed call on the next line share one). Source snippet lines
         (``  12 | code``) and ``N errors generated`` lines are skipped, as is clang's
         ``too many errors emitted`` line.
     """
@@ -169,6 +174,9 @@ def parse_diagnostics(text: str) -> list[Diagnostic]:
     pending: list[Site] = []
     stacks: dict[str, list[Site]] = {}  # file -> the include stack last printed for it
     current: Diagnostic | None = None  # the error that notes attach to (None after a warning)
+    printed: Diagnostic | None = None  # the error whose notes are being read (a duplicate: its first print)
+    done: Diagnostic | None = None  # the error printed before it, notes complete
+    first: dict[tuple, Diagnostic] = {}
     for raw in text.splitlines():
         line = raw.rstrip("\r")
         if not line or _SNIPPET_RE.match(line):
@@ -191,6 +199,8 @@ def parse_diagnostics(text: str) -> list[Diagnostic]:
             elif kind in ("error", "fatal error") and not msg.startswith(_IGNORED_ERRORS):
                 d = Diagnostic(m["file"], int(m["line"]), int(m["col"]) if m["col"] else None, msg,
                                fatal=kind == "fatal error", chain=list(pending))
+                done = _finish(done, printed, current)
+                printed = first.setdefault(d.key(), d)
                 if d.key() in seen:
                     current = None
                 else:
@@ -198,7 +208,8 @@ def parse_diagnostics(text: str) -> list[Diagnostic]:
                     errors.append(d)
                     current = d
             else:
-                current = None
+                _finish(done, printed, current)
+                current = printed = done = None
             pending = []
             continue
         m = _NOLOC_RE.match(line)
@@ -208,9 +219,38 @@ def parse_diagnostics(text: str) -> list[Diagnostic]:
             if d.key() not in seen:
                 seen.add(d.key())
                 errors.append(d)
-            current = None
+            _finish(done, printed, current)
+            current = printed = done = None
             pending = []
+    _finish(done, printed, current)
     return errors
+
+
+#: How far after an error with an instantiation stack an error with none may be and still be
+#: taken to be in the same instantiation (see :func:`parse_diagnostics`).
+SAME_INSTANTIATION_LINES = 30
+
+
+def _instantiation_notes(d: Diagnostic) -> list[Site]:
+    return [site for site in d.chain if site.kind == "note" and site.message.startswith("in instantiation of")]
+
+
+def _finish(done: Diagnostic | None, printed: Diagnostic | None, current: Diagnostic | None) -> Diagnostic | None:
+    """The notes of ``printed`` are complete: when it was new (``current``), let it inherit the
+    instantiation of ``done``, the error printed before it. Returns the error now done."""
+    if printed is not None and printed is current:
+        _inherit_instantiation(done, printed)
+    return printed
+
+
+def _inherit_instantiation(previous: Diagnostic | None, d: Diagnostic | None) -> None:
+    """Give the error ``d``, whose notes are complete, the instantiation notes of ``previous``
+    (the error printed just before it) when it has none and follows it closely in one file."""
+    if (d is None or previous is None or previous is d or d.file != previous.file or d.line is None
+            or previous.line is None or not 0 <= d.line - previous.line <= SAME_INSTANTIATION_LINES
+            or _instantiation_notes(d)):
+        return
+    d.chain.extend(_instantiation_notes(previous))
 
 
 # --------------------------------------------------------------------------- report and line maps

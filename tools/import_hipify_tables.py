@@ -17,7 +17,7 @@ rocSPARSE, rocRAND, rocSOLVER, MIOpen).  Both blocks are read.
 This module turns such a table into the ``mappings:`` list of a ``rules/*.yaml`` file:
 one YAML flow mapping per line, with the keys (in this order)::
 
-    cuda, hip, roc, kind, status, roc_status, section, note, overloads,
+    cuda, hip, roc, kind, status, roc_status, section, note, overloads, representation,
     cuda_added, cuda_deprecated, cuda_changed, cuda_removed,
     hip_added, hip_deprecated, hip_changed, hip_removed,
     roc_added, roc_deprecated, roc_changed, roc_removed
@@ -25,7 +25,8 @@ one YAML flow mapping per line, with the keys (in this order)::
 ``status`` is derived from the version columns (see :func:`derive_status`), and so is
 ``roc_status`` from the ROC block, written only where it is not simply ``supported`` (with a
 ``roc`` name) or ``unsupported`` (without). ``overloads`` (a flow mapping: the CUDA overloads HIP
-lacks and what to write instead) comes only from :data:`HIP_FIXES`.
+lacks and what to write instead) and ``representation`` (how CUDA and HIP define a type whose
+definitions differ in kind, :data:`_INTEGER_HANDLES`) come only from :data:`HIP_FIXES`.
 ``kind`` is ``function`` in the API sections;
 in the data-type sections it is decided by looking the CUDA name up in the real CUDA
 headers (see :class:`HeaderIndex`), and, for names those headers do not declare, by a
@@ -76,7 +77,7 @@ STATUSES = ("supported", "unsupported", "deprecated", "removed", "experimental")
 
 #: Order of keys in every emitted flow mapping.
 KEY_ORDER = (
-    "cuda", "hip", "roc", "kind", "status", "roc_status", "section", "note", "overloads",
+    "cuda", "hip", "roc", "kind", "status", "roc_status", "section", "note", "overloads", "representation",
     "cuda_added", "cuda_deprecated", "cuda_changed", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_changed", "hip_removed",
     "roc_added", "roc_deprecated", "roc_changed", "roc_removed",
@@ -653,6 +654,34 @@ _MISSING_OVERLOADS: dict[str, dict[str, object]] = {
 }
 
 
+def _representation(cuda: str, hip: str) -> dict[str, dict[str, str]]:
+    """The ``representation`` field of a :data:`HIP_FIXES` entry: how CUDA's header and HIP's
+    define a type whose definitions differ in kind (each the C type, then the header and line)."""
+    return {"representation": {"cuda": cuda, "hip": hip}}
+
+
+_DEVICEPTR = _representation("unsigned long long (cuda.h:258, 64-bit builds)", "void * (hip/driver_types.h:47)")
+_TEXTURE = "struct __hip_texture * (hip/texture_types.h:71)"
+_SURFACE = "struct __hip_surface * (hip/surface_types.h:41)"
+#: CUDA handles that are integers in CUDA 12.4's headers and pointers in HIP 6.4.3's: integer
+#: arithmetic, bit operations and integer casts on them do not compile after the rename
+#: (hipport/handle_types.py, HP1216). Checked against .toolchain/cuda/include and
+#: .toolchain/pkgs/sid/libamdhip64-dev/usr/include/hip (tests/test_handle_types.py).
+_INTEGER_HANDLES: dict[str, dict[str, dict[str, dict[str, str]]]] = {
+    "cuda_driver": {
+        "CUdeviceptr": _DEVICEPTR,
+        "CUdeviceptr_v2": _DEVICEPTR,
+        "CUtexObject": _representation("unsigned long long (cuda.h:278-279)", _TEXTURE),
+        "CUtexObject_v1": _representation("unsigned long long (cuda.h:278)", _TEXTURE),
+        "CUsurfObject": _representation("unsigned long long (cuda.h:280-281)", _SURFACE),
+    },
+    "cuda_runtime": {
+        "cudaTextureObject_t": _representation("unsigned long long (texture_types.h:174)", _TEXTURE),
+        "cudaSurfaceObject_t": _representation("unsigned long long (surface_types.h:105)", _SURFACE),
+    },
+}
+
+
 #: cuRAND device functions whose curand_kernel.h overloads for curandStateTest_t (a test generator
 #: outside cuRAND's documented device API) hipRAND 6.4.3 lacks: hiprand/hiprand_kernel_rocm.h has no
 #: such state (found by tests/test_device_mappings_compile.py).
@@ -1046,6 +1075,11 @@ LEFT_OUT: dict[str, dict[str, str]] = {
 }
 
 _CAMEL_RE = re.compile(r"[A-Z][A-Z0-9]*(?![a-z])|[A-Z]?[a-z][a-z0-9]*|\d+|_+")
+
+
+for _family, _entries in _INTEGER_HANDLES.items():
+    for _name, _fields in _entries.items():
+        HIP_FIXES.setdefault(_family, {}).setdefault(_name, {}).update(_fields)
 
 
 def camel_tokens(name: str) -> list[str]:

@@ -1,0 +1,103 @@
+"""Conversions between ``__half`` and ``__nv_bfloat16`` (HP1218).
+
+CUDA 12.4 converts one 16-bit float type to the other with a cast (``static_cast<__half>(b)``:
+cuda_fp16.hpp gives ``__half`` a constructor from ``__nv_bfloat16`` through its float
+conversion). In HIP 6.4.3 ``__half`` (hip/amd_detail/amd_hip_fp16.h) has constructors from
+every arithmetic type and ``__hip_bfloat16`` (hip/amd_detail/amd_hip_bf16.h) converts to several
+of them, so the same cast is ambiguous for clang ("conversion from '__hip_bfloat16' to '__half'
+is ambiguous"). HIP's explicit functions do it: ``__float2half(__bfloat162float(b))`` and
+``__float2bfloat16(__half2float(h))``.
+
+Reported (nothing is rewritten):
+
+- a cast (``static_cast<T>(v)`` or ``(T)v``) to one of the two types of a value the file's
+  declarations (:class:`hipport.handle_types.Declarations`) give the other type;
+- a call with a template argument list that names both types (``convert<half,
+  __nv_bfloat16>(n)``, a kernel launch ``cvt<__half, __nv_bfloat16><<<g, b>>>(...)``): a generic
+  cast inside the template is instantiated with the pair, and clang's error there carries this
+  call in its instantiation notes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from .handle_types import Declarations
+
+if TYPE_CHECKING:
+    from .analyze import _FileContext
+
+#: CUDA's spellings of the two types (cuda_fp16.h, cuda_bf16.h).
+HALF = frozenset({"__half", "half"})
+BFLOAT16 = frozenset({"__nv_bfloat16", "nv_bfloat16"})
+_PREFILTER = re.compile(rb"bfloat16")
+
+
+def _kind(type_text: str) -> str | None:
+    type_text = " ".join(type_text.replace("const", " ").split())
+    return "half" if type_text in HALF else "bfloat16" if type_text in BFLOAT16 else None
+
+
+def _advice(target: str) -> str:
+    if target == "half":
+        return "Convert through float with HIP's functions: __float2half(__bfloat162float(v))"
+    return "Convert through float with HIP's functions: __float2bfloat16(__half2float(v))"
+
+
+def analyze_half_bfloat16(ctx: "_FileContext") -> None:
+    """Report (HP1218) each conversion between the half and bfloat16 types hipport can see in one file.
+
+    Args:
+        ctx: the analysis context of one file (:class:`hipport.analyze._FileContext`); findings
+            go to ``ctx.result.findings``. Nothing is edited.
+    """
+    if _PREFILTER.search(ctx.source) is None:
+        return
+    declarations: Declarations | None = None
+    stack = [ctx.root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.named_children)
+        target_text = value = None
+        if node.type == "cast_expression":
+            target_text, value = ctx.text(node.child_by_field_name("type")).decode(), node.child_by_field_name("value")
+        elif node.type == "call_expression":
+            function = node.child_by_field_name("function")
+            if function is not None and function.type == "template_function":
+                name = function.child_by_field_name("name")
+                arguments = function.child_by_field_name("arguments")
+                kinds = [_kind(ctx.text(a).decode()) for a in arguments.named_children if a.type == "type_descriptor"]
+                if ctx.text(name) == b"static_cast":
+                    call_arguments = node.child_by_field_name("arguments").named_children
+                    if arguments.named_children and call_arguments:
+                        target_text, value = ctx.text(arguments.named_children[0]).decode(), call_arguments[0]
+                elif "half" in kinds and "bfloat16" in kinds:
+                    ctx.report("half-bfloat16-conversion", node, name=ctx.text(name).decode(),
+                               what="template arguments " + ctx.text(arguments).decode(),
+                               advice="Where the template casts one type to the other, convert through float: "
+                               "__float2half(__bfloat162float(v)) or __float2bfloat16(__half2float(v))")
+                    continue
+        if value is None:
+            continue
+        target = _kind(target_text)
+        if target is None:
+            continue
+        if declarations is None:
+            declarations = Declarations(ctx)
+        inner = value
+        while inner.type == "parenthesized_expression" and inner.named_children:
+            inner = inner.named_children[0]
+        depth = 0
+        while inner.type == "subscript_expression":
+            inner, depth = inner.child_by_field_name("argument"), depth + 1
+        if inner.type != "identifier":
+            continue
+        entries = declarations.of(inner.text, inner)
+        if len(entries) != 1:
+            continue
+        ((type_text, declared_depth),) = entries
+        source = _kind(type_text)
+        if declared_depth == depth and source is not None and source != target:
+            ctx.report("half-bfloat16-conversion", node, name=target_text.strip(),
+                       what=f"cast of {ctx.text(value).decode()}, a {type_text}", advice=_advice(target))

@@ -1,0 +1,307 @@
+"""Integer operations on CUDA handles whose HIP twin is a pointer (HP1216).
+
+CUDA 12.4 defines some handles as integers and HIP 6.4.3 defines their twins as pointers:
+``CUdeviceptr`` is ``unsigned long long`` (cuda.h:258) and ``hipDeviceptr_t`` is ``void *``
+(hip/driver_types.h:47); ``cudaTextureObject_t``/``CUtexObject`` and
+``cudaSurfaceObject_t``/``CUsurfObject`` are ``unsigned long long`` and HIP's
+``hipTextureObject_t``/``hipSurfaceObject_t`` are ``struct __hip_texture *`` and ``struct
+__hip_surface *``. The facts are the ``representation`` fields of the type entries in
+``rules/cuda_driver.yaml`` and ``rules/cuda_runtime.yaml`` (written by
+``tools/import_hipify_tables.py`` from ``_INTEGER_HANDLES``); an entry counts here when its CUDA
+definition starts with an integer type and its HIP definition ends in ``*``.
+
+Code that treats such a handle as the integer it is in CUDA does not compile once renamed; this
+module reports each such use in one file, at the operation:
+
+- an arithmetic or bitwise binary operator with a handle operand (``*dptr + n``: "arithmetic on
+  a pointer to void"; ``obj >> 32``: "invalid operands to binary expression"), ``++``/``--`` of
+  a handle, and a compound assignment (``+=``, ``|=`` ...) with a handle on either side;
+- ``static_cast`` of a handle to an integer type, or of a value that is not a handle to a handle
+  type; a C-style cast of a handle to an integer type narrower than 64 bits (``(uint)obj``,
+  "cast from pointer to smaller type"); a C-style cast to ``unsigned long long`` or to the handle
+  type compiles in HIP and is not reported;
+- ``h = v`` and ``T h = v`` where ``v`` is an integer: a number other than 0 (0 is a null
+  pointer constant), ``sizeof``, or a variable declared with an integer type in the file.
+
+A handle value is a variable, parameter or member declared in the file with one of the types
+(``CUdeviceptr d``, ``CUdeviceptr *p`` read as ``*p`` or ``p[i]``, ``s.ptr``/``s->ptr`` where
+some struct of the file declares ``ptr`` with the type), a cast to the type (``(CUdeviceptr)x``,
+``*reinterpret_cast<CUdeviceptr *>(buf)``), read through parentheses. A name is looked up in the
+function around its use (parameters and body) when that declares it, else at file scope, and
+counts only when every declaration found there has the handle type (a name declared twice there
+with different types is left alone); a member name counts when every struct of the file that
+declares it gives it the handle type. Typedefs of the handle types are not followed. The result
+of an operation is not a handle value again, so ``(h | x) << 32`` is reported once.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+    from .analyze import _FileContext
+    from .rules import Mapping, RuleSet
+
+_DECLARATIONS = frozenset({"declaration", "parameter_declaration", "optional_parameter_declaration",
+                           "field_declaration"})
+_ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"})
+_COMPOUND = frozenset({"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
+_INTEGER_WORDS = re.compile(r"(?:(?:const|volatile|signed|unsigned|short|long|int|char|bool)\b\s*)+$"
+                            r"|(?:std::)?u?int(?:8|16|32|64|ptr|max)_t$|(?:std::)?s?size_t$|ptrdiff_t$"
+                            r"|uint$|ushort$|uchar$|ulong$")
+#: Integer types at least as wide as a 64-bit pointer (a C-style cast of a pointer to one compiles).
+_WIDE = re.compile(r"(?:unsigned\s+)?long(?:\s+long)?(?:\s+int)?$|(?:std::)?u?int(?:64|ptr|max)_t$"
+                   r"|(?:std::)?s?size_t$|ptrdiff_t$|ulong$|(?:signed\s+)?long(?:\s+long)?(?:\s+int)?$")
+_PREFILTER = re.compile(rb"CUdeviceptr|TextureObject_t|SurfaceObject_t|CUtexObject|CUsurfObject")
+
+
+def integer_handles(rules: "RuleSet") -> dict[str, "Mapping"]:
+    """The CUDA type names that are integers in CUDA and pointers in HIP.
+
+    Args:
+        rules: the loaded rules; read from the ``representation`` of their type mappings.
+
+    Returns:
+        CUDA type name (``CUdeviceptr``) -> its :class:`hipport.rules.Mapping`.
+    """
+    cached = getattr(rules, "_integer_handles", None)
+    if cached is None:
+        cached = {name: m for name, m in rules.identifiers.items()
+                  if m.representation and m.hip and _INTEGER_WORDS.match(m.representation[0].split(" (")[0].strip())
+                  and m.representation[1].split(" (")[0].strip().endswith("*")}
+        try:
+            object.__setattr__(rules, "_integer_handles", cached)
+        except (AttributeError, TypeError):
+            pass
+    return cached
+
+
+def _text(ctx: "_FileContext", node) -> str:
+    return ctx.text(node).decode("utf-8", "replace")
+
+
+def _norm(type_text: str) -> str:
+    return " ".join(type_text.replace("const", " ").replace("volatile", " ").split())
+
+
+def _declared(node: "tree_sitter.Node") -> tuple[bytes, int] | None:
+    """(name, pointer or array depth) of one declarator; None for a function declarator."""
+    depth = 0
+    while node is not None:
+        kind = node.type
+        if kind in ("identifier", "field_identifier"):
+            return node.text, depth
+        if kind == "function_declarator":
+            return None
+        if kind in ("pointer_declarator", "array_declarator"):
+            depth += 1
+        node = node.child_by_field_name("declarator") or (node.named_children[0] if kind in (
+            "parenthesized_declarator", "reference_declarator") and node.named_children else None)
+    return None
+
+
+def _function_of(node) -> int:
+    """The start byte of the function definition around ``node``, or -1 at file scope."""
+    node = node.parent
+    while node is not None and node.type != "function_definition":
+        node = node.parent
+    return -1 if node is None else node.start_byte
+
+
+class Declarations:
+    """The declarations of variables, parameters and members in one file, read from the syntax
+    tree (declarations, parameters, struct fields; typedefs are not followed).
+
+    Attributes:
+        variables, fields: name (bytes) -> the (type text with const/volatile dropped,
+            pointer-or-array depth, start byte of the function definition it is in or -1 at
+            file scope) of each declaration of it; fields are the members of structs and classes.
+    """
+
+    def __init__(self, ctx: "_FileContext"):
+        self.variables: dict[bytes, set[tuple[str, int, int]]] = {}
+        self.fields: dict[bytes, set[tuple[str, int, int]]] = {}
+        stack = [ctx.root]
+        while stack:
+            node = stack.pop()
+            stack.extend(node.named_children)
+            if node.type not in _DECLARATIONS:
+                continue
+            type_node = node.child_by_field_name("type")
+            if type_node is None:
+                continue
+            type_text = _norm(_text(ctx, type_node))
+            fields = node.type == "field_declaration"
+            table = self.fields if fields else self.variables
+            function = -1 if fields else _function_of(node)
+            for declarator in node.children_by_field_name("declarator"):
+                found = _declared(declarator)
+                if found is not None:
+                    table.setdefault(found[0], set()).add((type_text, found[1], function))
+
+    def of(self, name: bytes, use) -> set[tuple[str, int]]:
+        """The (type, depth) of the declarations of variable ``name`` seen at node ``use``: those
+        of the function around it when it declares the name (parameters included), else those
+        at file scope."""
+        entries = self.variables.get(name, ())
+        function = _function_of(use)
+        local = {(t, d) for t, d, f in entries if f == function and f != -1}
+        return local or {(t, d) for t, d, f in entries if f == -1}
+
+    def field(self, name: bytes) -> set[tuple[str, int]]:
+        """The (type, depth) of every member named ``name`` in the file's structs and classes."""
+        return {(t, d) for t, d, _ in self.fields.get(name, ())}
+
+    @staticmethod
+    def _only(entries: set[tuple[str, int]], handles, depth: int) -> str | None:
+        if len(entries) != 1:
+            return None
+        ((type_text, declared_depth),) = entries
+        return type_text if declared_depth == depth and type_text in handles else None
+
+    def integer(self, name: bytes, use) -> bool:
+        entries = self.of(name, use)
+        return bool(entries) and all(d == 0 and _INTEGER_WORDS.match(t) for t, d in entries)
+
+
+class _Finder:
+    def __init__(self, ctx: "_FileContext", handles: dict[str, "Mapping"]):
+        self.ctx = ctx
+        self.handles = handles
+        self.names = Declarations(ctx)
+
+    def cast_type(self, node) -> str | None:
+        """The type text of a ``static_cast``/``reinterpret_cast<T>`` call, else None."""
+        function = node.child_by_field_name("function")
+        if function is None or function.type != "template_function":
+            return None
+        name = function.child_by_field_name("name")
+        arguments = function.child_by_field_name("arguments")
+        if name is None or arguments is None or not arguments.named_children:
+            return None
+        return _norm(_text(self.ctx, arguments.named_children[0]))
+
+    def handle(self, node, depth: int = 0) -> str | None:
+        """The CUDA handle type of the value of expression ``node`` read through ``depth``
+        dereferences, or None when it is not known to be one."""
+        while node is not None and node.type == "parenthesized_expression" and node.named_children:
+            node = node.named_children[0]
+        if node is None:
+            return None
+        kind = node.type
+        if kind == "identifier":
+            return Declarations._only(self.names.of(node.text, node), self.handles, depth)
+        if kind == "field_expression":
+            field = node.child_by_field_name("field")
+            return Declarations._only(self.names.field(field.text), self.handles, depth) if field is not None else None
+        if kind == "pointer_expression" and node.child_by_field_name("operator").type == "*":
+            return self.handle(node.child_by_field_name("argument"), depth + 1)
+        if kind == "subscript_expression":
+            return self.handle(node.child_by_field_name("argument"), depth + 1)
+        if kind == "cast_expression":
+            return self._typed(_norm(_text(self.ctx, node.child_by_field_name("type"))), depth)
+        if kind == "call_expression":
+            cast = self.cast_type(node)
+            return self._typed(cast, depth) if cast is not None else None
+        return None
+
+    def _typed(self, type_text: str, depth: int) -> str | None:
+        base = type_text.replace(" ", "").rstrip("*")
+        stars = len(type_text.replace(" ", "")) - len(base)
+        return base if base in self.handles and stars == depth else None
+
+    def integer_value(self, node) -> bool:
+        while node.type == "parenthesized_expression" and node.named_children:
+            node = node.named_children[0]
+        if node.type == "number_literal":
+            return re.fullmatch(r"0+[uUlL]*|0[xX]0+[uUlL]*", _text(self.ctx, node)) is None
+        if node.type == "sizeof_expression":
+            return True
+        return node.type == "identifier" and self.names.integer(node.text, node)
+
+
+def _fields(mapping: "Mapping") -> dict[str, str]:
+    pointer = "void" in mapping.representation[1].split("(")[0]
+    if pointer:
+        advice = ("Compute on an integer or a char pointer and convert back: (hipDeviceptr_t)((char *)p + n), "
+                  "reinterpret_cast<uintptr_t>(p) for bits, and keep integers out of hipDeviceptr_t")
+    else:
+        advice = (f"Keep the {mapping.hip} as its own type; where its bits are needed use "
+                  f"reinterpret_cast<uintptr_t>(obj) and reinterpret_cast<{mapping.hip}>(bits)")
+    return {"cuda_definition": mapping.representation[0], "hip": mapping.hip or "",
+            "hip_definition": mapping.representation[1], "advice": advice}
+
+
+def analyze_handle_types(ctx: "_FileContext") -> None:
+    """Report (HP1216) each integer operation on a CUDA handle whose HIP twin is a pointer.
+
+    Args:
+        ctx: the analysis context of one file (:class:`hipport.analyze._FileContext`); findings
+            go to ``ctx.result.findings``. Nothing is edited.
+    """
+    if _PREFILTER.search(ctx.source) is None:
+        return
+    handles = integer_handles(ctx.rules)
+    if not handles:
+        return
+    finder = _Finder(ctx, handles)
+    stack = [ctx.root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.named_children)
+        kind = node.type
+        found: tuple[str, str] | None = None  # (handle type, what is done to it)
+        if kind == "binary_expression":
+            operator = node.child_by_field_name("operator").type
+            if operator in _ARITHMETIC:
+                for side in ("left", "right"):
+                    handle = finder.handle(node.child_by_field_name(side))
+                    if handle:
+                        found = (handle, f"operator {operator}")
+                        break
+        elif kind == "update_expression":
+            handle = finder.handle(node.child_by_field_name("argument"))
+            if handle:
+                found = (handle, "operator " + node.child_by_field_name("operator").type)
+        elif kind == "assignment_expression":
+            operator = node.child_by_field_name("operator").type
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if operator in _COMPOUND:
+                handle = finder.handle(left) or finder.handle(right)
+                if handle:
+                    found = (handle, f"operator {operator}")
+            elif operator == "=" and right is not None and finder.integer_value(right):
+                handle = finder.handle(left)
+                if handle:
+                    found = (handle, "an integer assigned to it")
+        elif kind == "init_declarator":
+            value = node.child_by_field_name("value")
+            declaration = node.parent
+            type_node = declaration.child_by_field_name("type") if declaration is not None else None
+            if value is not None and type_node is not None and value.type != "initializer_list" \
+                    and finder.integer_value(value):
+                declared = _declared(node.child_by_field_name("declarator"))
+                type_text = _norm(_text(ctx, type_node))
+                if declared is not None and declared[1] == 0 and type_text in handles:
+                    found = (type_text, "initialised with an integer")
+        elif kind == "cast_expression":
+            target = _norm(_text(ctx, node.child_by_field_name("type")))
+            handle = finder.handle(node.child_by_field_name("value"))
+            if handle and _INTEGER_WORDS.match(target) and not _WIDE.match(target):
+                found = (handle, f"cast to {target}")
+        elif kind == "call_expression":
+            target = finder.cast_type(node)
+            function = node.child_by_field_name("function")
+            if target is not None and function.child_by_field_name("name").text == b"static_cast":
+                arguments = node.child_by_field_name("arguments").named_children
+                handle = finder.handle(arguments[0]) if arguments else None
+                if handle and _INTEGER_WORDS.match(target):
+                    found = (handle, f"static_cast to {target}")
+                elif handle is None and target in handles and arguments:
+                    found = (target, f"static_cast<{target}> of a value that is not one")
+        if found is not None:
+            handle, operation = found
+            ctx.report("integer-handle", node, name=handle, operation=operation, **_fields(handles[handle]))
