@@ -44,6 +44,7 @@ from .launch_spacing import LAUNCH_OPEN, analyze_launch_spacing
 from .macro_asm import analyze_macro_asm
 from .vector_macros import analyze_vector_macros
 from .interop_include import analyze_interop_includes
+from .toolkit_headers import analyze_toolkit_includes
 
 HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
 #: Headers whose inclusion makes the HIP runtime (and the kernel language) available.
@@ -707,6 +708,8 @@ def analyze_file(
     ctx = _FileContext(path, source, tree, rules)
     _rewrite_identifiers(ctx)
     headers = _rewrite_includes(ctx, resolve_header, rename_cu) if b"include" in source else set()
+    if b"include" in source:
+        analyze_toolkit_includes(ctx, resolve_header)
     analyze_vector_macros(ctx, resolve_header)
     if b"<<" in source and _LAUNCH.search(source):
         _rewrite_launches(ctx, launch_syntax)
