@@ -45,6 +45,7 @@ from .macro_asm import analyze_macro_asm
 from .vector_macros import analyze_vector_macros
 from .interop_include import analyze_interop_includes
 from .toolkit_headers import analyze_toolkit_includes
+from .cub_block_size import analyze_cub_block_sizes
 
 HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
 #: Headers whose inclusion makes the HIP runtime (and the kernel language) available.
@@ -725,6 +726,7 @@ def analyze_file(
     analyze_cutil(ctx)
     analyze_overloads(ctx)
     analyze_group_members(ctx)
+    analyze_cub_block_sizes(ctx)
     analyze_device_context(ctx)
     analyze_register_keyword(ctx, fix)
     if is_cuda_unit and not headers & RUNTIME_HEADERS:

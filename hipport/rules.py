@@ -274,6 +274,7 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "managed-memory": frozenset({"name"}),
     "dynamic-parallelism": frozenset({"name", "function"}),
     "nanosleep": frozenset({"name"}),
+    "cub-warp-block-size": frozenset({"name", "via", "instead"}),
     "libcudacxx": frozenset({"name"}),
     "wmma": frozenset({"name"}),
     "fp8": frozenset({"name"}),
