@@ -46,6 +46,7 @@ from .vector_macros import analyze_vector_macros
 from .interop_include import analyze_interop_includes
 from .toolkit_headers import analyze_toolkit_includes
 from .cub_block_size import analyze_cub_block_sizes
+from .thrust_includes import analyze_thrust_includes
 
 HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
 #: Headers whose inclusion makes the HIP runtime (and the kernel language) available.
@@ -727,6 +728,7 @@ def analyze_file(
     analyze_overloads(ctx)
     analyze_group_members(ctx)
     analyze_cub_block_sizes(ctx)
+    analyze_thrust_includes(ctx)
     analyze_device_context(ctx)
     analyze_register_keyword(ctx, fix)
     if is_cuda_unit and not headers & RUNTIME_HEADERS:

@@ -275,6 +275,7 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "dynamic-parallelism": frozenset({"name", "function"}),
     "nanosleep": frozenset({"name"}),
     "cub-warp-block-size": frozenset({"name", "via", "instead"}),
+    "thrust-include-added": frozenset({"name", "header", "line"}),
     "libcudacxx": frozenset({"name"}),
     "wmma": frozenset({"name"}),
     "fp8": frozenset({"name"}),
