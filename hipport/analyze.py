@@ -53,6 +53,9 @@ from .elaborated import elaborated_name
 
 if TYPE_CHECKING:
     from .buildfiles.data import Library
+from .toolkit_headers import analyze_toolkit_includes
+from .cub_block_size import analyze_cub_block_sizes
+from .thrust_includes import analyze_thrust_includes
 
 HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
 #: Headers whose inclusion makes the HIP runtime (and the kernel language) available.
@@ -798,6 +801,8 @@ def analyze_file(
     ctx = _FileContext(path, source, tree, rules, sources)
     _rewrite_identifiers(ctx)
     headers = _rewrite_includes(ctx, resolve_header, rename_cu) if b"include" in source else set()
+    if b"include" in source:
+        analyze_toolkit_includes(ctx, resolve_header)
     analyze_vector_macros(ctx, resolve_header)
     if b"<<" in source and _LAUNCH.search(source):
         _rewrite_launches(ctx, launch_syntax)
@@ -813,6 +818,8 @@ def analyze_file(
     analyze_cutil(ctx)
     analyze_overloads(ctx)
     analyze_group_members(ctx)
+    analyze_cub_block_sizes(ctx)
+    analyze_thrust_includes(ctx)
     analyze_device_context(ctx)
     analyze_register_keyword(ctx, fix)
     analyze_handle_types(ctx)

@@ -282,6 +282,8 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "managed-memory": frozenset({"name"}),
     "dynamic-parallelism": frozenset({"name", "function"}),
     "nanosleep": frozenset({"name"}),
+    "cub-warp-block-size": frozenset({"name", "via", "instead"}),
+    "thrust-include-added": frozenset({"name", "header", "line"}),
     "libcudacxx": frozenset({"name"}),
     "wmma": frozenset({"name"}),
     "fp8": frozenset({"name"}),
