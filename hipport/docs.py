@@ -221,13 +221,22 @@ def readme_with_counts(readme: str, rules: RuleSet) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
+    """Regenerate the rule and mapping pages (into DOCS_DIR, default the repository's docs/) and,
+    without DOCS_DIR, the README's counts. ``--help`` prints the usage and writes nothing; an
+    unknown option is a usage error (exit 2), not a folder name."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m hipport.docs",
+                                     description="Regenerate docs/rules, docs/mappings and the README's counts.")
+    parser.add_argument("docs_dir", nargs="?", type=Path,
+                        help="write the pages under this folder instead (the README is then left alone)")
+    chosen = parser.parse_args(sys.argv[1:] if argv is None else argv).docs_dir
     repo = Path(__file__).resolve().parent.parent
-    docs_dir = Path(args[0]) if args else repo / "docs"
+    docs_dir = chosen if chosen is not None else repo / "docs"
     rules = default_rules()
     for path in [*write_rule_pages(docs_dir / "rules", rules), *write_mapping_pages(docs_dir / "mappings", rules)]:
         print(path)
-    if not args:
+    if chosen is None:
         readme = repo / "README.md"
         atomic_write(readme, readme_with_counts(readme.read_text(encoding="utf-8"), rules).encode("utf-8"))
         print(readme)

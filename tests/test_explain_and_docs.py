@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 from hipport.cli import main
@@ -198,3 +199,21 @@ def test_explain_shows_the_header_facts_of_a_type_and_an_absent_header():
     cudnn = CliRunner().invoke(main, ["explain", "cudnn.h"]).output.splitlines()
     assert "absent      no HIP 6.4 or ROCm 6.4 package ships hipdnn.h (HP2016)" in cudnn
     assert any(line.startswith("instead     Use MIOpen, ROCm's DNN library (#include <miopen/miopen.h>)") for line in cudnn)
+
+
+def test_docs_generator_usage_writes_nothing(tmp_path, monkeypatch, capsys):
+    """``python -m hipport.docs --help`` prints its usage; an unknown option is a usage error.
+    Neither is taken as the folder to write into (``--help`` once created a folder of that name)."""
+    from hipport.docs import main as docs_main
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as done:
+        docs_main(["--help"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: python -m hipport.docs [-h] [docs_dir]\n")
+    with pytest.raises(SystemExit) as done:
+        docs_main(["--bogus"])
+    assert done.value.code == 2
+    assert list(tmp_path.iterdir()) == []
+    docs_main([str(tmp_path / "pages")])
+    assert (tmp_path / "pages" / "rules" / "HP3005.md").is_file()
