@@ -16,19 +16,10 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .cmake import DEFAULT_OFFLOAD_ARCHS, validate_offload_archs
-from .config import ConfigError, ProjectConfig, load_config
-from .convert import LAUNCH_SYNTAXES, REPORT_MARKDOWN, ConvertOptions, check_paths, convert_tree
-from .discover import DiscoveryError
-from .manifest import ManifestError
-from .emit import atomic_write
-from .findings import SEVERITIES
-from .formats import FORMATS, render
-from .report import plural
-from .rules import TARGET_LIBS, RuleError, RuleSet, default_rules, rules_for
-from .precise import PreciseOptions, PreciseUnavailable, session_for
-from .suppress import BaselineError, new_findings, read_baseline, write_baseline
-from .unknown_names import describe_unknown
+from .options import DEFAULT_OFFLOAD_ARCHS, FORMATS, LAUNCH_SYNTAXES, SEVERITIES, TARGET_LIBS
+
+# The stage modules (parser, rules, CMake, reports: about 0.3 CPU s) are imported by the command
+# that runs, not here: `hipport --help` and `hipport CMD --help` only build the click parser.
 
 
 class InputError(click.ClickException):
@@ -54,6 +45,8 @@ def main() -> None:
 def _split_archs(value) -> tuple[str, ...]:
     items = value if isinstance(value, (list, tuple)) else str(value).replace(",", ";").split(";")
     archs = [a.strip() for a in items if a.strip()]
+    from .cmake import validate_offload_archs
+
     try:
         return tuple(validate_offload_archs(archs))
     except ValueError as error:
@@ -65,6 +58,12 @@ def _input_errors(writes: bool = True):
     """Turn the errors a user can fix into ``Error: ...`` and exit status 2; Ctrl-C/SIGTERM into
     130/143, with a message that says what was written (``writes``: convert) or that nothing was
     (check)."""
+    from .config import ConfigError
+    from .discover import DiscoveryError
+    from .manifest import ManifestError
+    from .rules import RuleError
+    from .suppress import BaselineError
+
     signal.signal(signal.SIGTERM, _terminate)
     try:
         yield
@@ -99,6 +98,8 @@ def _precise_options(precise: bool, compile_commands, include_dirs, defines, cud
     """The --precise settings, or None (with a message on stderr) when precise mode cannot run."""
     if not precise:
         return None
+    from .precise import PreciseOptions, PreciseUnavailable, session_for
+
     options = PreciseOptions(compile_commands, tuple(include_dirs), tuple(defines), cuda_path)
     try:
         session_for(options)
@@ -112,6 +113,8 @@ def _options(config: ProjectConfig, exclude, launch_syntax, offload_arch, jobs, 
              precise: PreciseOptions | None = None, target_libs: str | None = None,
              force: bool = False) -> ConvertOptions:
     """Command-line values, else ``[tool.hipport]`` values, else the defaults."""
+    from .convert import ConvertOptions
+
     target_libs = _choice(config, "target-libs", target_libs, TARGET_LIBS, "hip")
     launch = launch_syntax or config.get("launch-syntax", "chevron")
     if launch not in LAUNCH_SYNTAXES:
@@ -162,6 +165,8 @@ _common_options = [
 def _rules(config: ProjectConfig, target_libs: str, rules_files) -> RuleSet:
     """The shipped rules plus the user's: ``rules = [...]`` of [tool.hipport] (relative to its
     pyproject.toml), then each --rules FILE; a file named twice is loaded once."""
+    from .rules import rules_for
+
     paths: dict[Path, Path] = {}
     for path in [*(config.resolve(p) for p in config.get("rules", [])), *rules_files]:
         paths.setdefault(path.resolve(), path)
@@ -217,6 +222,10 @@ def convert(src: Path, out_text: str | None, show_diff: bool, in_place: bool, re
     Exit status: 0 done (--diff: nothing would change), 1 --diff: something would change,
     2 bad usage or input, 130 interrupted.
     """
+    from .config import load_config
+    from .convert import REPORT_MARKDOWN, convert_tree
+    from .formats import render
+
     if rename_cu and not in_place:
         raise InputError("--rename-cu goes with --in-place (convert -o OUT always names the ports of .cu files .hip)")
     if in_place:
@@ -276,6 +285,10 @@ def _convert_in_place(src: Path, rename_cu: bool, offload_arch, fix: bool, exclu
     """``convert --in-place`` (see :mod:`hipport.inplace`)."""
     from dataclasses import replace
 
+    from .config import load_config
+    from .convert import REPORT_MARKDOWN
+    from .formats import render
+    from .report import plural
     from .inplace import BACKUP_SUFFIX, InPlaceError, convert_in_place
 
     with _input_errors():
@@ -307,6 +320,8 @@ def _convert_diff(src: Path, exclude, launch_syntax, offload_arch, jobs, fix: bo
                   target_libs, rules_files=()) -> None:
     """``convert --diff``: the unified diff of the port on standard output, nothing written;
     exit 1 when a file would change."""
+    from .config import load_config
+    from .report import plural
     from .convert import check_tree
     from .diffs import tree_diff
 
@@ -352,6 +367,13 @@ def check(srcs: tuple[Path, ...], fail_on: str | None, baseline_path: Path | Non
     Exit status: 0 no finding at or above --fail-on, 1 such findings, 2 bad usage or input,
     130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
     """
+    from .config import load_config
+    from .convert import check_paths
+    from .emit import atomic_write
+    from .formats import render
+    from .report import plural
+    from .suppress import new_findings, read_baseline, write_baseline
+
     with _input_errors(writes=False):
         config = load_config(srcs[0], config_path)
         options = _options(config, exclude, launch_syntax, None, jobs,
@@ -457,6 +479,8 @@ def describe_construct(rules, name: str) -> str | None:
 def explain(name: str) -> None:
     """Explain a check (HP1001 or inline-ptx) or a CUDA name (cudaMalloc, cuda_runtime.h)."""
     from .docs import render_check
+    from .rules import RuleError, default_rules
+    from .unknown_names import describe_unknown
 
     try:
         rules = default_rules()
@@ -489,6 +513,7 @@ def counts(fmt: str) -> None:
     """Print how many CUDA names hipport knows and maps to HIP (and ROC), per API family, next
     to the counts of HIPIFY's published tables."""
     from .counts import counts_json, counts_markdown, counts_text, family_counts
+    from .rules import RuleError, default_rules
 
     try:
         rules = default_rules()

@@ -27,7 +27,7 @@ from .makefile_facts import MakefileFacts
 from .resources import data_dir
 
 #: The AMD offload architectures built by default: CDNA2 (MI200), CDNA3 (MI300), RDNA2, RDNA3.
-DEFAULT_OFFLOAD_ARCHS = ("gfx90a", "gfx942", "gfx1030", "gfx1100")
+from .options import DEFAULT_OFFLOAD_ARCHS  # noqa: E402  (one definition, light for the parser)
 #: An AMD offload architecture: gfx90a, gfx942, gfx1100, gfx9-generic, with target features
 #: such as :xnack+ or :sramecc- (LLVM AMDGPU usage).
 _OFFLOAD_ARCH = re.compile(r"^gfx(?:[0-9]{2,3}[0-9a-f]|[0-9]{1,2}(?:-[0-9])?-generic)((?::(?:sramecc|xnack)[+-])*)$")

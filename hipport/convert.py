@@ -35,7 +35,7 @@ from .warp import MaskNames, WarpTree, mask_names, warp_tree
 
 REPORT_MARKDOWN = "hipport-report.md"
 REPORT_JSON = "hipport-report.json"
-LAUNCH_SYNTAXES = ("chevron", "hip")
+from .options import LAUNCH_SYNTAXES  # noqa: E402  (one definition, light for the parser)
 #: Below this many bytes of sources, converting in this process beats starting workers.
 _PARALLEL_THRESHOLD_BYTES = 2_000_000
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-SEVERITIES = ("error", "warning", "info")
+from .options import SEVERITIES  # noqa: E402  (one definition, light for the parser)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from . import __version__
 from .report import Report
 from .rules import RuleSet
 
-FORMATS = ("text", "json", "markdown", "sarif", "github")
+from .options import FORMATS  # noqa: E402  (one definition, light for the parser)
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 #: SARIF result levels for hipport severities (SARIF 2.1.0, section 3.27.10).
 SARIF_LEVELS = {"error": "error", "warning": "warning", "info": "note"}

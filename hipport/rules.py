@@ -48,7 +48,7 @@ VERSION_FIELDS = (
     "roc_added", "roc_deprecated", "roc_changed", "roc_removed",
 )
 #: Values of ``--target-libs``: HIP's portable libraries (hipBLAS...) or ROCm's own (rocBLAS...).
-TARGET_LIBS = ("hip", "roc")
+from .options import TARGET_LIBS  # noqa: E402  (one definition, light for the parser)
 
 
 class RuleError(ValueError):

@@ -253,15 +253,15 @@ def test_sigterm_during_check_has_its_own_message(project, monkeypatch, capfd):
     inside the check, so the test does not depend on timing)."""
     import signal
 
-    import hipport.cli
+    import hipport.convert  # the check command imports check_paths from here when it runs
 
-    real_check_paths = hipport.cli.check_paths
+    real_check_paths = hipport.convert.check_paths
 
     def check_paths_then_terminated(*args, **kwargs):
         os.kill(os.getpid(), signal.SIGTERM)
         return real_check_paths(*args, **kwargs)
 
-    monkeypatch.setattr(hipport.cli, "check_paths", check_paths_then_terminated)
+    monkeypatch.setattr(hipport.convert, "check_paths", check_paths_then_terminated)
     previous = signal.getsignal(signal.SIGTERM)
     try:
         result = CliRunner().invoke(main, ["check", str(project)])
