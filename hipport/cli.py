@@ -6,7 +6,6 @@ findings; 2 bad usage or input (a message names the file, and the line where the
 
 from __future__ import annotations
 
-import difflib
 import os
 import signal
 import sys
@@ -500,6 +499,8 @@ def explain(name: str) -> None:
         return
     known = [*rules.checks, *rules.checks_by_name, *rules.identifiers, *rules.headers, *rules.namespaces,
              *dict.fromkeys(construct for _, construct in rules.constructs)]
+    import difflib
+
     close = difflib.get_close_matches(name, known, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     unknown = describe_unknown(rules, name) or ""  # a CUDA-looking name: what hipport check says of it

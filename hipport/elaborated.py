@@ -63,13 +63,21 @@ TYPE_TAGS_FILE = Path("hip_headers") / "type_tags.yaml"
 @lru_cache(maxsize=1)
 def type_tags() -> dict[str, dict[str, str]]:
     """HIP/ROCm name -> its facts (``is``, ``kind``, and ``tag``, ``type``, ``via``, ``at`` where
-    given) from ``rules/hip_headers/type_tags.yaml``.
+    given) from ``rules/hip_headers/type_tags.yaml``, kept between processes in the rule-table
+    cache (:mod:`hipport.rulecache`, keyed by the file's bytes).
 
     Raises:
         RuleError: the file is not the mapping its generator writes (an entry without ``is:
             tag`` or ``is: typedef``, or with an unknown ``kind``).
     """
+    from .rulecache import cached_table
+
     path = data_dir("rules") / TYPE_TAGS_FILE
+    return cached_table("type-tags", [path], lambda: _load_type_tags(path), dict)
+
+
+def _load_type_tags(path: Path) -> dict[str, dict[str, str]]:
+    """The checked ``type_tags:`` table of ``path`` (see :func:`type_tags`); raises as it."""
     data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     table = data.get("type_tags") if isinstance(data, dict) else None
     if not isinstance(table, dict):

@@ -349,8 +349,20 @@ def load_build_rules(folder: Path | None = None) -> BuildRules:
 
 @lru_cache(maxsize=1)
 def default_build_rules() -> BuildRules:
-    """The shipped build rules, loaded once per process (see :func:`load_build_rules`)."""
-    return load_build_rules()
+    """The shipped build rules, loaded once per process (see :func:`load_build_rules`) and kept
+    between processes in the rule-table cache (:mod:`hipport.rulecache`), keyed by the bytes of
+    the three rule files and their schemas.
+
+    Raises:
+        RuleError, OSError: as :func:`load_build_rules` (an invalid file is never cached).
+    """
+    from ..resources import schema_path
+    from ..rulecache import cached_table
+
+    folder = data_dir("rules") / "build"
+    sources = [*(folder / name for name in BUILD_RULE_FILES),
+               *(schema_path(schema) for schema in BUILD_RULE_FILES.values())]
+    return cached_table("build-rules", sources, load_build_rules, BuildRules)
 
 
 __all__ = ["BUILD_RULE_FILES", "BuildRules", "FlagRule", "Library", "LibraryTarget", "NameRule", "TARGET_LIBS",
