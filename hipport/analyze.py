@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Callable
 import tree_sitter
 
 from .edits import Edit
-from .findings import Finding
+from .findings import AsmBlock, Finding  # AsmBlock: defined there, part of this module's results
 from .parse import error_regions, macro_body_non_code
 from .rules import Mapping, RuleSet
 from .unknown_names import FileNames, collect as collect_cuda_names
@@ -122,19 +122,6 @@ class FileAnalysis:
     headers_mapped: dict[str, str] = field(default_factory=dict)
     call_rewrites: list[tuple[str, str, int, int]] = field(default_factory=list)
     type_rewrites: list[tuple[str, str, str, int, int]] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class AsmBlock:
-    """One inline-assembly statement: 1-based line and column (bytes), the keyword with its
-    qualifiers (``asm volatile``), its PTX instructions as (opcode, operands), and its operand
-    constraints and clobbers (``=r``, ``l``, ``memory``)."""
-
-    line: int
-    column: int
-    statement: str
-    instructions: list[tuple[str, str]]
-    constraints: list[str]
 
 
 HeaderResolver = Callable[[str], "str | None"]

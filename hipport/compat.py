@@ -298,7 +298,7 @@ def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, sourc
     bom = b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b""
     body = data[len(bom):]
     tree = parser.parse(body)
-    kwargs = dict(is_cuda_unit=file.is_cuda_unit, resolve_header=_HeaderResolver(sources.files, file.rel),
+    kwargs = dict(is_cuda_unit=file.is_cuda_unit, resolve_header=_HeaderResolver(sources, file.rel),
                   sources=sources, mask_names=masks)
     with_fix = analyze_file(file.rel, body, tree, rules, fix=True, **kwargs)
     without = set(analyze_file(file.rel, body, tree, rules, fix=False, **kwargs).edits)

@@ -8,6 +8,7 @@ output is a complete tree. ``--exclude`` patterns use gitignore syntax (matched 
 from __future__ import annotations
 
 import os
+import posixpath
 import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -18,6 +19,8 @@ import pathspec
 SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl", ".hip"})
 #: Suffixes of translation units (compiled on their own; headers are not).
 UNIT_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx", ".c", ".hip"})
+#: Makefile names that are build files (see :func:`build_file_kind`).
+_MAKEFILE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
 #: Folders never walked: version control metadata.
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn"})
 
@@ -52,6 +55,18 @@ class TreeFile:
     @property
     def is_unit(self) -> bool:
         return PurePosixPath(self.rel).suffix in UNIT_SUFFIXES
+
+
+def build_file_kind(rel: str) -> str | None:
+    """Which build file ``rel`` is (migrated by :mod:`hipport.buildfiles`, which re-exports this):
+    ``cmake`` for ``CMakeLists.txt`` and ``*.cmake``, ``make`` for ``Makefile``, ``makefile``,
+    ``GNUmakefile`` and ``*.mk``, else None (``rel``: a ``/``-separated path)."""
+    name = posixpath.basename(rel)
+    if name == "CMakeLists.txt" or name.endswith(".cmake"):
+        return "cmake"
+    if name in _MAKEFILE_NAMES or name.endswith(".mk"):
+        return "make"
+    return None
 
 
 def output_name(rel: str) -> str:
@@ -122,6 +137,7 @@ def discover(src: Path, out: Path | None, exclude: list[str], rename_cu: bool = 
     if out is not None:
         _check_output_location(src, out, spec)
     src_abs, out_abs = src.resolve(), out.resolve() if out is not None else None
+    out_text = str(out_abs) if out_abs is not None else None
     if src.is_file():
         rel = src.name
         info = src_abs.stat()
@@ -134,10 +150,12 @@ def discover(src: Path, out: Path | None, exclude: list[str], rename_cu: bool = 
             base = Path(dirpath)
             rel_dir = base.relative_to(src_abs).as_posix()
             prefix = "" if rel_dir == "." else rel_dir + "/"
+            # ``dirpath`` has no symbolic link in it (SRC resolved, links to folders not walked),
+            # so a folder is OUT when its path is OUT's resolved path
             dirnames[:] = sorted(
                 d for d in dirnames
                 if d not in ALWAYS_SKIPPED_DIRS and not spec.match_file(prefix + d + "/")
-                and (base / d).resolve() != out_abs
+                and os.path.join(dirpath, d) != out_text
             )
             for name in sorted(filenames):
                 rel = prefix + name

@@ -6,7 +6,7 @@ suppressions and CI baselines can refer to it.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from .options import SEVERITIES  # noqa: E402  (one definition, light for the parser)
 
@@ -41,11 +41,27 @@ class Finding:
     fingerprint: str = ""
 
     def to_json(self) -> dict:
-        """Return the finding as a JSON-ready dict (the report schema's ``finding``)."""
-        return asdict(self)
+        """Return the finding as a JSON-ready dict (the report schema's ``finding``), its fields
+        in order (what :func:`dataclasses.asdict` gives, without its deep copy)."""
+        return {"path": self.path, "line": self.line, "column": self.column, "rule_id": self.rule_id,
+                "rule_name": self.rule_name, "severity": self.severity, "message": self.message, "fix": self.fix,
+                "name": self.name, "fingerprint": self.fingerprint}
 
     def sort_key(self) -> tuple:
         return (self.path, self.line, self.column, self.rule_id)
+
+
+@dataclass(frozen=True, slots=True)
+class AsmBlock:
+    """One inline-assembly statement: 1-based line and column (bytes), the keyword with its
+    qualifiers (``asm volatile``), its PTX instructions as (opcode, operands), and its operand
+    constraints and clobbers (``=r``, ``l``, ``memory``)."""
+
+    line: int
+    column: int
+    statement: str
+    instructions: list[tuple[str, str]]
+    constraints: list[str]
 
 
 def severity_counts(findings) -> dict[str, int]:

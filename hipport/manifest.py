@@ -14,6 +14,10 @@ bytes it wrote. The next conversion into that OUT uses it to:
 Without a manifest (a first conversion, or an OUT written by hipport 0.1.0 before manifests)
 existing files of the same names are replaced, as before. The reports themselves
 (``hipport-report.md``/``.json``) are always rewritten when they change.
+
+Since schema version 2 the manifest also holds what ``convert`` needs to skip the work for the
+sources that did not change (key ``incremental``, read and written by :mod:`hipport.incremental`):
+a manifest of version 1 is still read (its outputs), and converting then ports every file once.
 """
 
 from __future__ import annotations
@@ -27,7 +31,9 @@ from .emit import atomic_write
 
 MANIFEST_NAME = "hipport-manifest.json"
 MANIFEST_SCHEMA = "hipport-manifest"
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2
+#: Versions this hipport reads (version 1 has no ``incremental`` record).
+READABLE_VERSIONS = (1, 2)
 
 #: What :meth:`OutputGuard.write` did with one output.
 WRITTEN, UNCHANGED, KEPT_EDITED = "written", "unchanged", "kept-edited"
@@ -42,13 +48,30 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def read_manifest(out: Path) -> dict[str, str] | None:
-    """The outputs recorded in ``out``'s manifest: path relative to OUT (``/``) -> SHA-256, or
-    None when OUT has no manifest.
+@dataclass
+class Manifest:
+    """A manifest as read from OUT.
+
+    Attributes:
+        outputs: path relative to OUT (``/``) -> SHA-256 of what hipport wrote there.
+        incremental: the record of the last conversion that lets the next one skip unchanged
+            sources (:mod:`hipport.incremental`; its own checks decide whether it is usable), or
+            None (a version-1 manifest, or one written by ``convert --compat`` or with
+            ``--precise``).
+    """
+
+    outputs: dict[str, str]
+    incremental: dict | None = None
+
+
+def load_manifest(out: Path) -> Manifest | None:
+    """The manifest of ``out``, or None when OUT has none.
 
     Raises:
-        ManifestError: the file is unreadable, not JSON or not a hipport manifest (the message
-            names it and says how to go on).
+        ManifestError: the file is unreadable, not JSON or not a hipport manifest of a version
+            this hipport reads (:data:`READABLE_VERSIONS`; the message names it and says how to
+            go on). An ``incremental`` record that is not a JSON object is left out (None), not
+            an error: the conversion then ports every file.
     """
     path = out / MANIFEST_NAME
     try:
@@ -59,7 +82,7 @@ def read_manifest(out: Path) -> dict[str, str] | None:
         raise ManifestError(f"{path}: cannot read hipport's manifest ({error.strerror})") from None
     try:
         document = json.loads(raw)
-        if document.get("schema") != MANIFEST_SCHEMA or document.get("schema_version") != MANIFEST_VERSION:
+        if document.get("schema") != MANIFEST_SCHEMA or document.get("schema_version") not in READABLE_VERSIONS:
             raise ValueError("not a hipport manifest of this version")
         outputs = document["outputs"]
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in outputs.items()):
@@ -67,7 +90,19 @@ def read_manifest(out: Path) -> dict[str, str] | None:
     except (ValueError, AttributeError, KeyError, TypeError) as error:
         raise ManifestError(f"{path}: not a hipport manifest ({error}); delete it to convert into this folder "
                             "as into a new one") from None
-    return dict(outputs)
+    incremental = document.get("incremental")
+    return Manifest(dict(outputs), incremental if isinstance(incremental, dict) else None)
+
+
+def read_manifest(out: Path) -> dict[str, str] | None:
+    """The outputs recorded in ``out``'s manifest (:attr:`Manifest.outputs`), or None when OUT
+    has no manifest.
+
+    Raises:
+        ManifestError: as :func:`load_manifest`.
+    """
+    manifest = load_manifest(out)
+    return None if manifest is None else manifest.outputs
 
 
 @dataclass
@@ -79,13 +114,20 @@ class OutputGuard:
         previous: the previous manifest's records (None: OUT has none).
         force: replace edited outputs and remove edited stale ones too (``--force``).
         written: records of this conversion (path relative to OUT -> SHA-256), filled in by
-            :meth:`write` and :meth:`record`; an edited output that is kept keeps its old record.
+            :meth:`write` and :meth:`write_known`; an edited output that is kept keeps its old
+            record.
+        on_disk: SHA-256 of what each output of this conversion holds now (differs from
+            ``written`` for an edited output that is kept); filled in by :meth:`write` and
+            :meth:`write_known`, not by the workers' copies of the guard.
+        incremental: the record :meth:`save` writes under ``incremental`` (None: none).
     """
 
     out: Path
     previous: dict[str, str] | None = None
     force: bool = False
     written: dict[str, str] = field(default_factory=dict)
+    on_disk: dict[str, str] = field(default_factory=dict)
+    incremental: dict | None = None
 
     def write(self, rel: str, data: bytes, mode: int | None = None) -> str:
         """Write ``data`` to ``OUT/rel`` unless it already holds exactly that (:data:`UNCHANGED`)
@@ -97,26 +139,45 @@ class OutputGuard:
         Raises:
             OSError: as :func:`hipport.emit.atomic_write`.
         """
-        path = self.out / rel
         new_digest = digest(data)
+        status = self._decide(rel, new_digest, lambda current: current == data)
+        if status is None:
+            atomic_write(self.out / rel, data, mode)
+            self.written[rel] = self.on_disk[rel] = new_digest
+            return WRITTEN
+        return status
+
+    def write_known(self, rel: str, data_digest: str) -> str | None:
+        """What :meth:`write` would do with content whose SHA-256 is ``data_digest``, without the
+        content: :data:`UNCHANGED` or :data:`KEPT_EDITED` (recorded as :meth:`write` records
+        them), or None when the content must be written (OUT lacks it, or holds an older output
+        of hipport's): the caller then makes the content and calls :meth:`write`.
+        """
+        return self._decide(rel, data_digest, None)
+
+    def _decide(self, rel: str, new_digest: str, same) -> str | None:
+        """The decision of :meth:`write` short of writing (None: write). ``same(current)``
+        compares the bytes on disk with the new content; None: compare digests."""
+        path = self.out / rel
         try:
             current = path.read_bytes() if path.is_file() else None
         except OSError:
             current = None
-        if current is not None:
-            if current == data:
-                self.written[rel] = new_digest
-                return UNCHANGED
-            if not self.force and self.previous is not None:
-                recorded = self.previous.get(rel)
-                if recorded is None or digest(current) != recorded:
-                    # edited since hipport wrote it, or a file of the user's that hipport never wrote
-                    if recorded is not None:
-                        self.written[rel] = recorded
-                    return KEPT_EDITED
-        atomic_write(path, data, mode)
-        self.written[rel] = new_digest
-        return WRITTEN
+        if current is None:
+            return None
+        current_digest = digest(current)
+        if (same(current) if same is not None else current_digest == new_digest):
+            self.written[rel] = self.on_disk[rel] = new_digest
+            return UNCHANGED
+        if not self.force and self.previous is not None:
+            recorded = self.previous.get(rel)
+            if recorded is None or current_digest != recorded:
+                # edited since hipport wrote it, or a file of the user's that hipport never wrote
+                if recorded is not None:
+                    self.written[rel] = recorded
+                self.on_disk[rel] = current_digest
+                return KEPT_EDITED
+        return None
 
     def stale_outputs(self) -> tuple[list[str], list[str]]:
         """Remove the outputs the previous conversion wrote and this one did not (their sources
@@ -148,7 +209,18 @@ class OutputGuard:
         return removed, kept
 
     def save(self) -> None:
-        """Write ``OUT/hipport-manifest.json`` with this conversion's records (atomically)."""
+        """Write ``OUT/hipport-manifest.json`` with this conversion's records and
+        :attr:`incremental` (atomically; not when the file holds exactly that already)."""
         document = {"schema": MANIFEST_SCHEMA, "schema_version": MANIFEST_VERSION,
                     "outputs": dict(sorted(self.written.items()))}
-        atomic_write(self.out / MANIFEST_NAME, (json.dumps(document, indent=1) + "\n").encode())
+        text = json.dumps(document, indent=1)  # one line per output
+        if self.incremental is not None:  # by far the largest part: compact
+            text = text[:-2] + ',\n "incremental": ' + json.dumps(self.incremental, separators=(",", ":")) + "\n}"
+        data = (text + "\n").encode()
+        path = self.out / MANIFEST_NAME
+        try:
+            if path.read_bytes() == data:
+                return
+        except OSError:
+            pass
+        atomic_write(path, data)

@@ -28,6 +28,7 @@ __device__ / #else / #define HD / #endif``.
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -378,13 +379,44 @@ class TreeSources:
         self._files = dict(files)
         self.files: frozenset[str] = frozenset(self._files)
         self._directives: dict[str, list[Directive]] = {}
+        self._digests: dict[str, str | None] = {}
         self._given: dict[str, tuple[bytes, list[Directive]]] = {}
+        self._suffixes: frozenset[str] | None = None
+        self._log: dict | None = None
 
     def __getstate__(self):
         return {"_files": self._files, "files": self.files}
 
     def __setstate__(self, state):
-        self._files, self.files, self._directives, self._given = state["_files"], state["files"], {}, {}
+        self.__init__(state["_files"])
+
+    def start_log(self) -> None:
+        """Start recording what is asked of the tree (:meth:`stop_log` returns it): the tree
+        files read through :meth:`directives` and the include lookups of :meth:`resolve`, the
+        cross-file facts one file's port used (:mod:`hipport.incremental` checks them)."""
+        self._log = {"read": {}, "resolve": set()}
+
+    def stop_log(self) -> dict:
+        """What was asked since :meth:`start_log`: ``{"read": {tree file: SHA-256 (hex) of its
+        bytes, or None when it could not be read}, "resolve": [[including, name, answer], ...]}``
+        (sorted); logging stops. An empty record when no log was started."""
+        log, self._log = self._log, None
+        if log is None:
+            return {"read": {}, "resolve": []}
+        return {"read": dict(sorted(log["read"].items())), "resolve": sorted([list(r) for r in log["resolve"]],
+                                                                              key=lambda r: (r[0], r[1]))}
+
+    def ends_with(self, name: str) -> bool:
+        """True when a tree file's path ends with ``/name`` (``name`` normalised): an include
+        ``<name>`` can find it through an ``-I`` of the build. The index of every path suffix is
+        built on first use."""
+        if self._suffixes is None:
+            suffixes = set()
+            for rel in self.files:
+                parts = rel.split("/")
+                suffixes.update("/".join(parts[i:]) for i in range(1, len(parts)))
+            self._suffixes = frozenset(suffixes)
+        return posixpath.normpath(name) in self._suffixes
 
     def directives_of(self, rel: str, source: bytes) -> list[Directive]:
         """The directives of ``source``, the text of ``rel`` as the caller has it (the file being
@@ -397,14 +429,17 @@ class TreeSources:
 
     def resolve(self, including: str, name: str) -> str | None:
         """See :func:`resolve_include`."""
-        return resolve_include(self.files, including, name)
+        answer = resolve_include(self.files, including, name)
+        if self._log is not None:
+            self._log["resolve"].add((including, name, answer))
+        return answer
 
     def directives(self, rel: str) -> list[Directive]:
         """The directives of the tree file ``rel`` (:func:`directives`), read once."""
         cached = self._directives.get(rel)
         if cached is None:
             entry = self._files.get(rel)
-            data = b""
+            data, self._digests[rel] = b"", None
             if isinstance(entry, bytes):
                 data = entry
             elif entry is not None:
@@ -412,11 +447,17 @@ class TreeSources:
                     data = Path(entry).read_bytes()
                 except OSError:
                     data = b""
+                else:
+                    self._digests[rel] = hashlib.sha256(data).hexdigest()
+            if isinstance(entry, bytes):
+                self._digests[rel] = hashlib.sha256(data).hexdigest()
             if data.startswith(_UTF8_BOM):
                 data = data[len(_UTF8_BOM):]
             elif data.startswith(_WIDE_BOMS):
                 data = b""
             cached = self._directives[rel] = directives(data) if b"#" in data else []
+        if self._log is not None:
+            self._log["read"][rel] = self._digests[rel]
         return cached
 
 

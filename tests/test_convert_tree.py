@@ -217,9 +217,15 @@ def test_parallel_and_serial_conversions_agree(tmp_path):
         parallel = convert_tree(src, tmp_path / "parallel", ConvertOptions(jobs=2))
     finally:
         convert_module._PARALLEL_THRESHOLD_BYTES = old
-    reports = {"hipport-report.json", "hipport-report.md"}
+    reports = {"hipport-report.json", "hipport-report.md", "hipport-manifest.json"}
     assert {k: v for k, v in tree_digest(tmp_path / "serial").items() if k not in reports} == \
            {k: v for k, v in tree_digest(tmp_path / "parallel").items() if k not in reports}
+
+    def manifest(out):  # but for the record of the report, whose text names OUT
+        document = json.loads((out / "hipport-manifest.json").read_text())
+        del document["incremental"]["groups"]["report"]
+        return document
+    assert manifest(tmp_path / "serial") == manifest(tmp_path / "parallel")
     assert serial.report.totals()["references_rewritten"] == parallel.report.totals()["references_rewritten"] > 0
 
 

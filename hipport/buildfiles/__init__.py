@@ -14,6 +14,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field
 
+from ..discover import build_file_kind
 from ..findings import Finding
 from ..rules import RuleSet
 from .cmake_syntax import LineIndex
@@ -25,20 +26,8 @@ from .makefile import migrate_makefile
 __all__ = ["BuildFile", "BuildOptions", "BuildRules", "MigratedBuildFile", "PLATFORM_MODULE", "build_file_kind",
            "default_build_rules", "load_build_rules", "migrate_build_files", "migrate_cmake", "migrate_makefile"]
 
-_MAKEFILE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
 #: Byte-order marks of UTF-16/32 text: such files are copied, not migrated.
 _WIDE_BOMS = (b"\x00\x00\xfe\xff", b"\xff\xfe\x00\x00", b"\xfe\xff", b"\xff\xfe")
-
-
-def build_file_kind(rel: str) -> str | None:
-    """``cmake`` for ``CMakeLists.txt`` and ``*.cmake``, ``make`` for ``Makefile``,
-    ``makefile``, ``GNUmakefile`` and ``*.mk``, else None (``rel``: a ``/``-separated path)."""
-    name = posixpath.basename(rel)
-    if name == "CMakeLists.txt" or name.endswith(".cmake"):
-        return "cmake"
-    if name in _MAKEFILE_NAMES or name.endswith(".mk"):
-        return "make"
-    return None
 
 
 @dataclass(frozen=True)
