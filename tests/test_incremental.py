@@ -1,0 +1,262 @@
+"""Incremental conversion (hipport/incremental.py): converting again into an OUT that hipport
+wrote ports only the files that changed, or whose cross-file facts changed, and the report is
+the one a conversion into an empty OUT makes."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from hipport import analyze, parse
+from hipport import convert as convert_module
+from hipport.cli import main
+from hipport.convert import ConvertOptions, convert_tree
+from hipport.manifest import MANIFEST_NAME
+
+OLD = 1_000_000_000  # a modification time (seconds) long before any conversion here
+SERIAL = ConvertOptions(jobs=1)
+FILES = ["main.cu", "notes.txt", "old.cu", "util/check.h"]
+
+
+def _tree(root):
+    (root / "util").mkdir(parents=True)
+    (root / "main.cu").write_text('#include "util/check.h"\n__global__ void k(float* x) { x[0] = 1.0f; }\n'
+                                  "int main() { float* x; cudaMalloc(&x, 4); k<<<1, 1>>>(x); CUDA_CHECKED(x); }\n")
+    (root / "util" / "check.h").write_text("#pragma once\ninline void check(cudaError_t e) { (void)e; }\n")
+    (root / "old.cu").write_text("__global__ void old_kernel() { cudaDeviceSynchronize(); }\n")
+    (root / "notes.txt").write_text("notes\n")
+    return root
+
+
+def _age(out):
+    for path in out.rglob("*"):
+        if path.is_file():
+            os.utime(path, (OLD, OLD))
+
+
+def _rewritten(out):
+    return sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.stat().st_mtime != OLD)
+
+
+def _outputs(out):
+    """Every file of OUT (path -> bytes), the JSON report with its seconds set to 0."""
+    found = {}
+    for path in sorted(out.rglob("*")):
+        if path.is_file():
+            found[path.relative_to(out).as_posix()] = path.read_bytes()
+    report = json.loads(found.pop("hipport-report.json"))
+    report["totals"]["seconds"] = 0
+    found["hipport-report.json"] = json.dumps(report, indent=2).encode()
+    return found
+
+
+def _clean(src, out, options):
+    """OUT as a conversion into an empty OUT of the same path makes it (the report names OUT)."""
+    shutil.rmtree(out)
+    convert_tree(src, out, options)
+    return _outputs(out)
+
+
+@pytest.fixture
+def analysed(monkeypatch):
+    """The paths of the files analysed (parsed) while the test runs, in order (serial runs)."""
+    paths = []
+    original = analyze.analyze_file
+
+    def counting(path, *args, **kwargs):
+        paths.append(path)
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(analyze, "analyze_file", counting)
+    return paths
+
+
+@pytest.fixture(params=["serial", "parallel"])
+def mode(request, monkeypatch):
+    if request.param == "parallel":
+        monkeypatch.setattr(convert_module, "_PARALLEL_THRESHOLD_BYTES", 0)
+        return ConvertOptions(jobs=2)
+    return SERIAL
+
+
+def test_a_second_conversion_parses_nothing_and_rewrites_nothing(tmp_path, monkeypatch):
+    src, out = _tree(tmp_path / "src"), tmp_path / "out"
+    convert_tree(src, out, SERIAL)
+    first = _outputs(out)
+    _age(out)
+
+    class NoParser:
+        def parse(self, data):
+            raise AssertionError("parsed again")
+
+    def no_analysis(*args, **kwargs):
+        raise AssertionError("analysed again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(parse, "new_parser", NoParser)
+        patch.setattr(analyze, "analyze_file", no_analysis)
+        result = convert_tree(src, out, SERIAL)
+    assert (result.reuse.ported, result.reuse.reused) == ([], FILES)
+    assert result.report.incremental == "incremental: 0 files ported again, 4 unchanged since the last conversion into OUT"
+    assert _rewritten(out) == ["hipport-report.json"]  # its seconds
+    assert _outputs(out) == first == _clean(src, out, SERIAL)
+
+
+def test_editing_one_source_ports_exactly_that_one(tmp_path, analysed):
+    src, out = _tree(tmp_path / "src"), tmp_path / "out"
+    convert_tree(src, out, SERIAL)
+    assert analysed == ["main.cu", "old.cu", "util/check.h"]
+    (src / "old.cu").write_text("__global__ void old_kernel() { cudaDeviceReset(); }\n")
+    _age(out)
+    analysed.clear()
+    result = convert_tree(src, out, SERIAL)
+    assert analysed == ["old.cu"]
+    assert (result.reuse.ported, result.reuse.reused) == (["old.cu"], ["main.cu", "notes.txt", "util/check.h"])
+    assert _rewritten(out) == [MANIFEST_NAME, "hipport-report.json", "hipport-report.md", "old.hip"]
+    # a header's own text is no cross-file fact of its includers: only the header is ported again
+    (src / "util" / "check.h").write_text("#pragma once\ninline void check(cudaError_t e) { (void)e; }  // ok\n")
+    analysed.clear()
+    result = convert_tree(src, out, SERIAL)
+    assert analysed == ["util/check.h"]
+    assert _outputs(out) == _clean(src, out, SERIAL)
+
+
+def test_an_output_deleted_or_edited_in_out(tmp_path, mode):
+    src, out = _tree(tmp_path / "src"), tmp_path / "out"
+    convert_tree(src, out, mode)
+    expected = (out / "old.hip").read_bytes()
+    (out / "old.hip").unlink()
+    (out / "main.hip").write_text("// tuned by hand\n")
+    result = convert_tree(src, out, mode)
+    assert (out / "old.hip").read_bytes() == expected  # ported again: OUT lacked it
+    assert (out / "main.hip").read_text() == "// tuned by hand\n"  # reused, and kept as a full run keeps it
+    assert (result.reuse.ported, result.reuse.reused) == (["old.cu"], ["main.cu", "notes.txt", "util/check.h"])
+    assert [(f.path, f.rule_id) for f in result.report.findings if f.rule_id == "HP0005"] == [("main.cu", "HP0005")]
+    forced = convert_tree(src, out, ConvertOptions(jobs=mode.jobs, force=True))
+    assert forced.reuse.ported == ["main.cu"]
+    assert (out / "main.hip").read_text().startswith("#include <hip/hip_runtime.h>\n")
+
+
+def test_options_and_rules_port_everything_again(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _tree(tmp_path / "src")
+    (tmp_path / "mine.yaml").write_text("family: mine\ntitle: Ours\nsource: our wrappers\nmappings:\n"
+                                        "  - {cuda: CUDA_CHECKED, hip: HIP_CHECKED, kind: macro, status: supported}\n")
+    runs = [[], ["--fix"], ["--fix", "--target-libs", "roc"], ["--fix", "--target-libs", "roc", "--rules", "mine.yaml"],
+            "edit", ["--fix", "--target-libs", "roc", "--rules", "mine.yaml"]]
+    lines = []
+    for arguments in runs:
+        if arguments == "edit":
+            (tmp_path / "mine.yaml").write_text((tmp_path / "mine.yaml").read_text().replace("HIP_CHECKED", "HIP_OK"))
+            arguments = runs[3]
+        result = CliRunner().invoke(main, ["convert", "src", "-o", "out", *arguments])
+        assert result.exit_code == 0, result.output
+        lines.append(next((line for line in result.output.splitlines() if line.startswith("incremental:")), None))
+    assert lines == [
+        None,  # a first conversion into OUT
+        "incremental: every file ported again: --fix changed since the last conversion into OUT",
+        "incremental: every file ported again: --target-libs changed since the last conversion into OUT",
+        "incremental: every file ported again: the rules (shipped rules and templates, or --rules files) changed "
+        "since the last conversion into OUT",
+        "incremental: every file ported again: the rules (shipped rules and templates, or --rules files) changed "
+        "since the last conversion into OUT",
+        "incremental: 0 files ported again, 4 unchanged since the last conversion into OUT",
+    ]
+    assert "HIP_OK(x)" in (tmp_path / "out" / "main.hip").read_text()
+
+
+def test_a_quoted_include_that_now_names_a_project_file(tmp_path, analysed):
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "a.cu").write_text('#include "cuda_runtime.h"\nvoid f() { cudaDeviceSynchronize(); }\n')
+    (src / "b.cu").write_text("void g() { cudaDeviceSynchronize(); }\n")
+    convert_tree(src, out, SERIAL)
+    assert (out / "a.hip").read_text().startswith('#include "hip/hip_runtime.h"\n')
+    (src / "cuda_runtime.h").write_text("#pragma once\n// the project's own cuda_runtime.h\n")
+    analysed.clear()
+    result = convert_tree(src, out, SERIAL)
+    # a.cu's include now names a project file, which is never mapped
+    assert analysed == ["a.cu", "cuda_runtime.h"]
+    assert (result.reuse.ported, result.reuse.reused) == (["a.cu", "cuda_runtime.h"], ["b.cu"])
+    assert (out / "a.hip").read_text().startswith('#include <hip/hip_runtime.h>\n#include "cuda_runtime.h"\n')
+    assert _outputs(out) == _clean(src, out, SERIAL)
+
+
+def test_fix_reports_a_file_again_when_a_header_it_shares_a_warp_size_with_changes(tmp_path, analysed):
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "warp.cuh").write_text("#pragma once\n#define WARP_SIZE 32\n")
+    (src / "k.cu").write_text('#include "warp.cuh"\n'
+                              "__global__ void k(int* out) { out[threadIdx.x / WARP_SIZE] = threadIdx.x % WARP_SIZE; }\n")
+    fix = ConvertOptions(jobs=1, fix=True)
+    convert_tree(src, out, fix)
+    assert (out / "warp.cuh").read_text() == "#pragma once\n#define WARP_SIZE warpSize\n"
+    # a use --fix cannot rewrite, in the header: WARP_SIZE stays 32 in every file using it
+    (src / "warp.cuh").write_text("#pragma once\n#define WARP_SIZE 32\ntemplate <int N> __device__ int width() "
+                                  "{ return N; }\n__device__ inline int lanes() { return width<WARP_SIZE>(); }\n")
+    analysed.clear()
+    result = convert_tree(src, out, fix)
+    assert analysed == ["k.cu", "warp.cuh"]  # k.cu did not change, its port did
+    assert [(f.path, f.line, f.rule_id) for f in result.report.findings if f.path == "k.cu"] == [("k.cu", 2, "HP1111")]
+    assert _outputs(out) == _clean(src, out, fix)
+    analysed.clear()
+    assert convert_tree(src, out, fix).reuse.ported == [] and analysed == []
+
+
+def test_generated_cmake_follows_a_header_that_reaches_a_library(tmp_path):
+    src, out = _tree(tmp_path / "src"), tmp_path / "out"
+    convert_tree(src, out, SERIAL)
+    assert "roc::hipblas" not in (out / "CMakeLists.txt").read_text()
+    (src / "util" / "check.h").write_text("#pragma once\n#include <cublas_v2.h>\n")
+    result = convert_tree(src, out, SERIAL)
+    assert result.reuse.ported == ["util/check.h"]  # main.cu is reused; the CMake build that links it is not
+    assert "roc::hipblas" in (out / "CMakeLists.txt").read_text()
+    assert _outputs(out) == _clean(src, out, SERIAL)
+
+
+def test_build_files_are_migrated_again_together(tmp_path):
+    src, out = _tree(tmp_path / "src"), tmp_path / "out"
+    (src / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.18)\nproject(p LANGUAGES CXX CUDA)\n"
+                                        "add_executable(p main.cu old.cu)\nadd_subdirectory(util)\n")
+    (src / "util" / "CMakeLists.txt").write_text("add_library(u STATIC tool.cpp)\n")
+    (src / "util" / "tool.cpp").write_text("int tool() { return 0; }\n")
+    convert_tree(src, out, SERIAL)
+    again = convert_tree(src, out, SERIAL)
+    assert again.reuse.ported == [] and "CMakeLists.txt" in again.reuse.reused
+    # tool.cpp now uses CUDA: util/CMakeLists.txt compiles it as a GPU source, so both build files
+    # are migrated again (one file's facts shape another's)
+    (src / "util" / "tool.cpp").write_text("#include <cuda_runtime.h>\nint tool() { return cudaDeviceSynchronize(); }\n")
+    result = convert_tree(src, out, SERIAL)
+    assert result.reuse.ported == ["util/tool.cpp", "CMakeLists.txt", "util/CMakeLists.txt"]
+    assert _outputs(out) == _clean(src, out, SERIAL)
+
+
+def test_an_old_or_damaged_record_ports_again_without_failing(tmp_path, analysed):
+    src, out = _tree(tmp_path / "src"), tmp_path / "out"
+    convert_tree(src, out, SERIAL)
+    path = out / MANIFEST_NAME
+    document = json.loads(path.read_text())
+
+    def convert_with(manifest):
+        path.write_text(json.dumps(manifest))
+        analysed.clear()
+        return convert_tree(src, out, SERIAL)
+
+    old = convert_with({"schema": "hipport-manifest", "schema_version": 1, "outputs": document["outputs"]})
+    assert old.reuse.ported == FILES and analysed == ["main.cu", "old.cu", "util/check.h"]
+    assert old.report.incremental == ("incremental: every file ported again: the manifest has no record of the files' "
+                                      "ports (written by an older hipport, by --compat or with --precise)")
+    assert convert_with({**document, "incremental": ["not", "a", "record"]}).reuse.ported == FILES
+    assert convert_with({**document, "incremental": {**document["incremental"], "sources": 7}}).report.incremental == (
+        "incremental: every file ported again: the manifest's record of the files' ports is unreadable")
+    damaged = json.loads(json.dumps(document))
+    damaged["incremental"]["sources"]["old.cu"]["summary"]["lines"] = "many"
+    damaged["incremental"]["sources"]["main.cu"]["summary"]["findings"] = [["main.cu", 1]]
+    damaged["incremental"]["sources"]["util/check.h"]["deps"] = None
+    result = convert_with(damaged)
+    assert (result.reuse.ported, result.reuse.reused) == (["main.cu", "old.cu", "util/check.h"], ["notes.txt"])
+    assert _outputs(out) == _clean(src, out, SERIAL)
