@@ -7,8 +7,8 @@ import pytest
 from click.testing import CliRunner
 
 from hipport.cli import main
-from hipport.cmake import (DEFAULT_OFFLOAD_ARCHS, UnitInfo, cmake_quote, render_cmake, render_platform_module,
-                           validate_offload_archs)
+from hipport.cmake import (DEFAULT_OFFLOAD_ARCHS, UnitInfo, cmake_quote, include_names, render_cmake,
+                           render_platform_module, validate_offload_archs)
 from hipport.convert import ConvertOptions, convert_tree
 
 from helpers import CORPUS
@@ -187,6 +187,13 @@ def test_libraries_for_includes(includes, expected):
     found = libraries_for_includes(includes, library_targets())
     order = [lib.target for lib in library_targets()]
     assert found == sorted(expected, key=order.index)
+
+
+def test_include_names_are_the_directives_that_start_their_lines():
+    text = (b'\xef\xbb\xbf#include "first.h"\n  #  include <sys/b.h>\nint x; #include "after_code.h"\n'
+            b'##include "doubled.h"\n\t#include"tab.h" #include "second_on_line.h"\n#include "open\n"\n'
+            b'// #include "commented.h"\n\xef\xbb\xbf #include "bom_then_blank.h"\r\n#include <cr\rin.h>')
+    assert include_names(text) == [b"first.h", b"sys/b.h", b"tab.h", b"bom_then_blank.h", b"cr\rin.h"]
 
 
 def test_generated_build_links_the_libraries_its_sources_reach(tmp_path):
