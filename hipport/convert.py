@@ -508,7 +508,7 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
     guard = OutputGuard(out, None if manifest is None else manifest.outputs, options.force)
     record = None
     if options.precise is None:
-        record = Record.start(run_key(options, rules), None if manifest is None else manifest.incremental,
+        record = Record.start(run_key(options, rules), rules, None if manifest is None else manifest.incremental,
                               manifest is not None)
         result.reuse.reason = record.reason
     else:
@@ -624,7 +624,7 @@ def _plan(files: list[TreeFile], options: ConvertOptions, record: Record | None,
             to_port.append(file)
             continue
         try:
-            restored = Record.restore(entry, file)
+            restored = record.restore(entry, file)
         except RecordError:
             to_port.append(file)
             continue

@@ -170,8 +170,9 @@ def warp_digest(tree) -> str:
     return digest_json([canonical(tree.constants), canonical(tree.functions), blocked])
 
 
-#: The types of :func:`finding_row`'s fields.
+#: The types of :func:`finding_row`'s fields, and of an unknown-name use's (:meth:`Record.store`).
 _ROW_TYPES = (str, int, int, str, str, str, str, str, str, str)
+_USE_TYPES = (int, int, str, str)
 
 
 class RecordError(ValueError):
@@ -248,6 +249,7 @@ class Record:
 
     Attributes:
         key: this conversion's run key (:func:`run_key`).
+        rules: the :class:`hipport.rules.RuleSet` of this conversion (not recorded).
         previous: the previous record when its run key equals ``key`` (else None).
         reason: why the previous record is not used, for the terminal summary (``""``: it is,
             or there was none because OUT had no manifest).
@@ -256,16 +258,18 @@ class Record:
     """
 
     key: dict
+    rules: object = None
     previous: dict | None = None
     reason: str = ""
     sources: dict[str, dict] = field(default_factory=dict)
     groups: dict[str, dict] = field(default_factory=dict)
 
     @classmethod
-    def start(cls, key: dict, previous, had_manifest: bool) -> "Record":
-        """The record for a conversion under ``key``, given the ``incremental`` data of the
-        previous manifest (None: none; ``had_manifest``: OUT had a manifest at all)."""
-        record = cls(key)
+    def start(cls, key: dict, rules, previous, had_manifest: bool) -> "Record":
+        """The record for a conversion under ``key`` with ``rules`` (the
+        :class:`hipport.rules.RuleSet`, which ``key`` covers), given the ``incremental`` data of
+        the previous manifest (None: none; ``had_manifest``: OUT had a manifest at all)."""
+        record = cls(key, rules)
         if previous is None:
             record.reason = ("the manifest has no record of the files' ports (written by an older hipport, "
                              "by --compat or with --precise)") if had_manifest else ""
@@ -313,22 +317,26 @@ class Record:
         except (AttributeError, TypeError, ValueError):
             return False
 
-    @staticmethod
-    def restore(entry: dict, file) -> Restored:
+    def restore(self, entry: dict, file) -> Restored:
         """The recorded port of ``file`` (``entry`` must :meth:`match` it).
 
         Raises:
             RecordError: the entry is malformed.
         """
-        from .unknown_names import FileNames
+        from .unknown_names import FileNames, unknown_use
 
         summary = summary_of(entry.get("summary"), file.rel, file.out_rel)
         names = entry.get("names")
         cuda_names = None
         if names is not None:
             try:
-                cuda_names = FileNames([finding_of(row) for row in names["uses"]],
-                                       frozenset(str(n) for n in names["defined"]))
+                uses = []
+                for row in names["uses"]:
+                    if type(row) is list and tuple(map(type, row)) == _USE_TYPES:
+                        uses.append(unknown_use(self.rules, file.rel, *row))
+                    else:
+                        uses.append(finding_of(row))
+                cuda_names = FileNames(uses, frozenset(str(n) for n in names["defined"]))
             except (KeyError, TypeError) as error:
                 raise RecordError(f"malformed names ({error})") from None
         output, main, hip = entry.get("output"), entry.get("main"), entry.get("hip")
@@ -345,9 +353,18 @@ class Record:
         self.sources[file.rel] = {
             "sha": source_digest, "out": file.out_rel, "convert": file.convert, "deps": deps,
             "output": output_digest, "main": defines_main, "hip": uses_hip, "summary": summary_record(summary),
-            "names": None if cuda_names is None else {"uses": [finding_row(f) for f in cuda_names.uses],
+            "names": None if cuda_names is None else {"uses": [self._use_row(f, file.rel) for f in cuda_names.uses],
                                                       "defined": sorted(cuda_names.defined)},
         }
+
+    def _use_row(self, finding: Finding, rel: str) -> list:
+        """An unknown-name use as ``[line, column, name, fingerprint]`` when the rest follows from
+        the rules (:func:`hipport.unknown_names.unknown_use`; most of a record's size otherwise),
+        else as a whole :func:`finding_row`."""
+        from .unknown_names import unknown_use
+
+        row = [finding.line, finding.column, finding.name, finding.fingerprint]
+        return row if unknown_use(self.rules, rel, *row) == finding else finding_row(finding)
 
     def keep(self, rel: str, entry: dict) -> None:
         """Carry the previous entry of ``rel`` over unchanged (its port was reused)."""

@@ -218,15 +218,22 @@ def collect(ctx) -> FileNames:
 def _findings(ctx, uses: list[tuple[str, int, int]]) -> list[Finding]:
     if not uses:
         return []
-    check = ctx.rules.check("unknown-cuda-name")
     source = ctx.source
     found = []
     for name, start, _ in uses:
         line = source.count(b"\n", 0, start) + 1
         column = start - (source.rfind(b"\n", 0, start) + 1) + 1
-        message, fix = check.render(name=name, closest="")  # the closest names: TreeNames.report
-        found.append(Finding(ctx.path, line, column, check.id, check.name, check.severity, message, fix, name))
+        found.append(unknown_use(ctx.rules, ctx.path, line, column, name))
     return filter_and_fingerprint(found, source)
+
+
+def unknown_use(rules: RuleSet, path: str, line: int, column: int, name: str, fingerprint: str = "") -> Finding:
+    """The finding :func:`collect` makes for a use of the unknown CUDA-looking ``name`` at
+    ``path``:``line``:``column`` (1-based), its message without the closest known names, which
+    :meth:`TreeNames.report` adds."""
+    check = rules.check("unknown-cuda-name")
+    message, fix = check.render(name=name, closest="")
+    return Finding(path, line, column, check.id, check.name, check.severity, message, fix, name, fingerprint)
 
 
 class TreeNames:
