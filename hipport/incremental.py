@@ -60,6 +60,7 @@ from . import __version__
 from .findings import AsmBlock, Finding
 from .report import FileSummary
 from .resources import data_dir
+from .unknown_names import FileNames, unknown_use
 
 #: Version of the record's layout (part of the run key: another layout is never read).
 RECORD_VERSION = 2
@@ -263,6 +264,7 @@ class Record:
     reason: str = ""
     sources: dict[str, dict] = field(default_factory=dict)
     groups: dict[str, dict] = field(default_factory=dict)
+    _uses: dict[str, Finding] = field(default_factory=dict, repr=False)
 
     @classmethod
     def start(cls, key: dict, rules, previous, had_manifest: bool) -> "Record":
@@ -323,8 +325,6 @@ class Record:
         Raises:
             RecordError: the entry is malformed.
         """
-        from .unknown_names import FileNames, unknown_use
-
         summary = summary_of(entry.get("summary"), file.rel, file.out_rel)
         names = entry.get("names")
         cuda_names = None
@@ -333,7 +333,7 @@ class Record:
                 uses = []
                 for row in names["uses"]:
                     if type(row) is list and tuple(map(type, row)) == _USE_TYPES:
-                        uses.append(unknown_use(self.rules, file.rel, *row))
+                        uses.append(self._use(file.rel, *row))
                     else:
                         uses.append(finding_of(row))
                 cuda_names = FileNames(uses, frozenset(str(n) for n in names["defined"]))
@@ -361,10 +361,16 @@ class Record:
         """An unknown-name use as ``[line, column, name, fingerprint]`` when the rest follows from
         the rules (:func:`hipport.unknown_names.unknown_use`; most of a record's size otherwise),
         else as a whole :func:`finding_row`."""
-        from .unknown_names import unknown_use
-
         row = [finding.line, finding.column, finding.name, finding.fingerprint]
-        return row if unknown_use(self.rules, rel, *row) == finding else finding_row(finding)
+        return row if self._use(rel, *row) == finding else finding_row(finding)
+
+    def _use(self, path: str, line: int, column: int, name: str, fingerprint: str) -> Finding:
+        """:func:`hipport.unknown_names.unknown_use`, its text made once per name."""
+        model = self._uses.get(name)
+        if model is None:
+            model = self._uses[name] = unknown_use(self.rules, "", 0, 0, name)
+        return Finding(path, line, column, model.rule_id, model.rule_name, model.severity, model.message, model.fix,
+                       name, fingerprint)
 
     def keep(self, rel: str, entry: dict) -> None:
         """Carry the previous entry of ``rel`` over unchanged (its port was reused)."""
