@@ -5,8 +5,9 @@ The earlier conversion left, under ``incremental`` in ``OUT/hipport-manifest.jso
 (:mod:`hipport.manifest`), a record of
 
 * the *run key* (:func:`run_key`): hipport's version and the SHA-256 of its code, the parser
-  (py-tree-sitter's version, the SHA-256 of the compiled CUDA grammar), the SHA-256 of every shipped rule and template
-  file and of each ``--rules`` file, and the options that change what a file's port is
+  (py-tree-sitter's version, the SHA-256 of the compiled CUDA grammar), the SHA-256 of every
+  shipped rule and template file and of each ``--rules`` file, and the options that change what
+  a file's port is
   (``--launch-syntax``, ``--fix``, ``--target-libs``, the ``.cu`` rename). A record with another
   key is not used at all: every file is ported again (and the terminal summary says which part
   of the key changed);
@@ -41,6 +42,14 @@ cross-file facts of the pipeline (``hipport/convert.py``), and the rule for each
   changed (the key hashes every output's bytes as they are in OUT).
 * **Unknown CUDA names** (HP2008: a name one file declares is not reported in the others) and
   ``--rules`` suppressions: recorded per file as found, reported over the whole tree on every run.
+* **The Markdown report** is a function of the JSON report without its seconds (and of the
+  templates and hipport, which the run key covers): not rendered again when that content and
+  OUT's copy are as recorded (:func:`hipport.convert.finish_conversion`).
+
+Every other pass of :func:`hipport.analyze.analyze_file` (collisions, overloads, cutil, device
+context, signatures, group members, launch spacing, inline and macro asm, register, interop
+includes; vector macros beyond its include lookups, which are recorded) reads only the file's
+own bytes and the rules: none of them opens a file or keeps facts from one file for another.
 
 Not incremental: ``--precise`` (the libclang pass reads headers outside SRC: every file is ported,
 and no record is written), ``--compat``, ``--diff`` and ``--in-place``.
