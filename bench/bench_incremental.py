@@ -81,7 +81,8 @@ def _edited_file(src: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Benchmark hipport's incremental re-runs on a generated tree.")
-    parser.add_argument("--lines", type=int, default=DEFAULT_LINES, help=f"lines of the tree (default {DEFAULT_LINES:,})")
+    parser.add_argument("--lines", type=int, default=DEFAULT_LINES,
+                        help=f"lines of the tree (default {DEFAULT_LINES:,})")
     parser.add_argument("--seed", type=int, default=generate_tree.DEFAULT_SEED, help="generator seed")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each kind (best and median shown; default 3)")
     parser.add_argument("--wait-idle", type=float, default=0.0, metavar="SECONDS",

@@ -735,8 +735,8 @@ def _generated_step(src: Path, out: Path, files: list[TreeFile], units: list[Uni
     if needs_platform_module and PLATFORM_MODULE not in result.written:
         # units using texture/surface functions (HP1210 in them or their headers): no gfx94x there
         images = units_reaching(out, [u.out_rel for u in units], frozenset(result.written), set(textures))
-        generated.append(_write_generated(result, guard, rules, PLATFORM_MODULE,
-                                          render_platform_module(options.offload_archs, image_sources=images).encode("utf-8")))
+        module = render_platform_module(options.offload_archs, image_sources=images)
+        generated.append(_write_generated(result, guard, rules, PLATFORM_MODULE, module.encode("utf-8")))
         result.written.append(PLATFORM_MODULE)
         result.report.generated.append(PLATFORM_MODULE)
     if record is not None:

@@ -101,7 +101,8 @@ def test_a_second_conversion_parses_nothing_and_rewrites_nothing(tmp_path, monke
         patch.setattr(analyze, "analyze_file", no_analysis)
         result = convert_tree(src, out, SERIAL)
     assert (result.reuse.ported, result.reuse.reused) == ([], FILES)
-    assert result.report.incremental == "incremental: 0 files ported again, 4 unchanged since the last conversion into OUT"
+    assert result.report.incremental == ("incremental: 0 files ported again, 4 unchanged since the last conversion "
+                                         "into OUT")
     assert _rewritten(out) == ["hipport-report.json"]  # its seconds
     assert _outputs(out) == first == _clean(src, out, SERIAL)
 
@@ -190,8 +191,8 @@ def test_fix_reports_a_file_again_when_a_header_it_shares_a_warp_size_with_chang
     src, out = tmp_path / "src", tmp_path / "out"
     src.mkdir()
     (src / "warp.cuh").write_text("#pragma once\n#define WARP_SIZE 32\n")
-    (src / "k.cu").write_text('#include "warp.cuh"\n'
-                              "__global__ void k(int* out) { out[threadIdx.x / WARP_SIZE] = threadIdx.x % WARP_SIZE; }\n")
+    (src / "k.cu").write_text('#include "warp.cuh"\n__global__ void k(int* out) '
+                              "{ out[threadIdx.x / WARP_SIZE] = threadIdx.x % WARP_SIZE; }\n")
     fix = ConvertOptions(jobs=1, fix=True)
     convert_tree(src, out, fix)
     assert (out / "warp.cuh").read_text() == "#pragma once\n#define WARP_SIZE warpSize\n"
@@ -229,7 +230,8 @@ def test_build_files_are_migrated_again_together(tmp_path):
     assert again.reuse.ported == [] and "CMakeLists.txt" in again.reuse.reused
     # tool.cpp now uses CUDA: util/CMakeLists.txt compiles it as a GPU source, so both build files
     # are migrated again (one file's facts shape another's)
-    (src / "util" / "tool.cpp").write_text("#include <cuda_runtime.h>\nint tool() { return cudaDeviceSynchronize(); }\n")
+    (src / "util" / "tool.cpp").write_text("#include <cuda_runtime.h>\n"
+                                           "int tool() { return cudaDeviceSynchronize(); }\n")
     result = convert_tree(src, out, SERIAL)
     assert result.reuse.ported == ["util/tool.cpp", "CMakeLists.txt", "util/CMakeLists.txt"]
     assert _outputs(out) == _clean(src, out, SERIAL)
