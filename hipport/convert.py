@@ -555,6 +555,8 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
     result.report.files.sort(key=lambda s: s.path)
     units.sort(key=lambda u: u.out_rel)
     _generated_step(src, out, files, units, needs_platform_module, options, rules, guard, record, result)
+    result.reuse.ported.sort()  # in SRC's order, however the workers returned them
+    result.reuse.reused.sort()
     result.report.incremental = result.reuse.summary_line()
     return finish_conversion(result, guard, rules, out, started, record)
 

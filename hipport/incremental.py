@@ -395,9 +395,9 @@ class Reuse:
     """What an incremental conversion did, for the terminal summary and for callers.
 
     Attributes:
-        ported: paths (relative to SRC) of the files this conversion read and ported, copied or
-            (build files) migrated, as a full conversion does.
-        reused: paths of the files whose recorded port was used instead (not parsed, not analysed,
+        ported: paths (relative to SRC, sorted) of the files this conversion read and ported,
+            copied or (build files) migrated, as a full conversion does.
+        reused: paths (sorted) of the files whose recorded port was used instead (not parsed, not analysed,
             their outputs in OUT checked and left as they are).
         rerun: OUT held a manifest (an earlier conversion wrote it).
         reason: why no file's record could be used (``""``: records were used where they matched).

@@ -233,7 +233,7 @@ def test_build_files_are_migrated_again_together(tmp_path):
     (src / "util" / "tool.cpp").write_text("#include <cuda_runtime.h>\n"
                                            "int tool() { return cudaDeviceSynchronize(); }\n")
     result = convert_tree(src, out, SERIAL)
-    assert result.reuse.ported == ["util/tool.cpp", "CMakeLists.txt", "util/CMakeLists.txt"]
+    assert result.reuse.ported == ["CMakeLists.txt", "util/CMakeLists.txt", "util/tool.cpp"]
     assert _outputs(out) == _clean(src, out, SERIAL)
 
 
