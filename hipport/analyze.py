@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Protocol
 
 import tree_sitter
 
@@ -124,8 +124,26 @@ class FileAnalysis:
     type_rewrites: list[tuple[str, str, str, int, int]] = field(default_factory=list)
 
 
-HeaderResolver = Callable[[str], "str | None"]
-"""Maps a quoted include name to the project-relative path of the file it names, or None."""
+class HeaderResolver(Protocol):
+    """What a file's analysis may ask of the tree about its includes
+    (:class:`hipport.convert._HeaderResolver` answers for a converted tree)."""
+
+    def __call__(self, name: str) -> "str | None":
+        """The project-relative path of the file a quoted include ``name`` names, or None."""
+
+    def in_tree(self, name: str) -> bool:
+        """True when an include of ``name`` in any form (``<name>`` through an ``-I`` folder of
+        the build too) can name a file of the tree."""
+
+
+class NoTreeHeaders:
+    """The :class:`HeaderResolver` of a file analysed on its own: no include names a tree file."""
+
+    def __call__(self, name: str) -> "str | None":
+        return None
+
+    def in_tree(self, name: str) -> bool:
+        return False
 
 
 class _FileContext:
@@ -707,17 +725,14 @@ def _tree_header_before_runtime(ctx: _FileContext, resolve_header: HeaderResolve
     header included above the file's own ``#include <cuda_runtime.h>`` still sees the CUDA
     runtime: NVIDIA's helper_cuda.h defines ``checkCudaErrors`` and ``getLastCudaError`` only
     ``#ifdef`` the runtime's include guard (cuda-samples' nbody includes it first). The port then
-    needs the HIP runtime include at the top as well. ``resolve_header`` may offer
-    ``in_tree(name)`` (any include form; :class:`hipport.convert._HeaderResolver`), else quoted
-    includes are resolved with it."""
-    in_tree = getattr(resolve_header, "in_tree", None) or (lambda name: resolve_header(name) is not None)
+    needs the HIP runtime include at the top as well (a tree header: ``resolve_header.in_tree``)."""
     for match in _INCLUDE_NAME.finditer(ctx.source):
         name = match.group(2).decode("utf-8", "replace")
         mapping = ctx.rules.headers.get(name)
         ported = ctx.rules.target(mapping)[0] if mapping is not None else name
         if ported in RUNTIME_HEADERS or name in RUNTIME_HEADERS:
             return False
-        if mapping is None and in_tree(name):
+        if mapping is None and resolve_header.in_tree(name):
             return True
     return False
 
@@ -755,7 +770,7 @@ def analyze_file(
     is_cuda_unit: bool,
     launch_syntax: str = "chevron",
     fix: bool = False,
-    resolve_header: HeaderResolver = lambda name: None,
+    resolve_header: HeaderResolver = NoTreeHeaders(),
     warp_tree: WarpTree | None = None,
     mask_names: MaskNames | None = None,
     rename_cu: bool = True,

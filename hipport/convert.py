@@ -582,7 +582,7 @@ def _plan(files: list[TreeFile], options: ConvertOptions, record: Record | None,
     if record is None:
         return [], files, None
     contents: dict[str, bytes] = {}
-    digests: dict[str, str | None] = {}
+    digests: dict[str, str] = {}
     for file in files:
         if build_file_kind(file.rel) is not None:
             continue
@@ -591,16 +591,6 @@ def _plan(files: list[TreeFile], options: ConvertOptions, record: Record | None,
         except OSError:
             continue  # port_file reports it as a full conversion does
         digests[file.rel] = digest(contents[file.rel])
-    by_rel = {f.rel: f for f in files}
-
-    def digest_of(rel: str) -> str | None:
-        if rel not in digests:
-            try:
-                digests[rel] = digest(by_rel[rel].source.read_bytes())
-            except (KeyError, OSError):
-                digests[rel] = None
-        return digests[rel]
-
     inputs = digest_json(sorted([f.rel, digests[f.rel]] for f in files if f.convert and f.rel in contents
                                 and not _wide_encoding(contents[f.rel])))
     previous = record.group("prepasses")
@@ -621,8 +611,7 @@ def _plan(files: list[TreeFile], options: ConvertOptions, record: Record | None,
     for file in files:
         entry = record.entry(file.rel)
         if (build_file_kind(file.rel) is not None or entry is None or file.rel not in contents
-                or not Record.matches(entry, file, digests[file.rel], _HeaderResolver(sources, file.rel), sources,
-                                      digest_of)):
+                or not Record.matches(entry, file, digests[file.rel], _HeaderResolver(sources, file.rel), sources)):
             to_port.append(file)
             continue
         try:

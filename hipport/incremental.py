@@ -307,14 +307,15 @@ class Record:
         return entry if isinstance(entry, dict) else None
 
     @staticmethod
-    def matches(entry: dict, file, source_digest: str, resolver, sources, digest_of) -> bool:
+    def matches(entry: dict, file, source_digest: str, resolver, sources) -> bool:
         """True when ``entry`` describes ``file`` (a :class:`hipport.discover.TreeFile`) as it is
         now: same bytes (``source_digest``), output path and kind, and every cross-file fact its
         port used is as recorded (``entry["deps"]``, see :func:`hipport.convert._dependencies`):
         each quoted include resolves as it did (``resolver(name)``), each include name can or
         cannot name a tree file as before (``resolver.in_tree(name)``), each lookup of the
-        tree's include walk answers the same (``sources.resolve(including, name)``) and each tree
-        file whose directives it read has the same bytes (``digest_of(path)``: SHA-256 or None)."""
+        tree's include walk answers the same (``sources.resolve(including, name)``, a
+        :class:`hipport.project_macros.TreeSources`) and each tree file whose directives it read
+        has the same directives (``sources.directives_digest(path)``)."""
         deps = entry.get("deps")
         if (entry.get("sha") != source_digest or entry.get("out") != file.out_rel
                 or entry.get("convert") is not file.convert or not isinstance(deps, dict)):
@@ -324,7 +325,7 @@ class Record:
                     and all(resolver.in_tree(name) == answer for name, answer in deps.get("in_tree", {}).items())
                     and all(sources.resolve(including, name) == answer
                             for including, name, answer in deps.get("resolve", []))
-                    and all(digest_of(path) == sha for path, sha in deps.get("read", {}).items()))
+                    and all(sources.directives_digest(path) == sha for path, sha in deps.get("read", {}).items()))
         except (AttributeError, TypeError, ValueError):
             return False
 

@@ -379,7 +379,7 @@ class TreeSources:
         self._files = dict(files)
         self.files: frozenset[str] = frozenset(self._files)
         self._directives: dict[str, list[Directive]] = {}
-        self._digests: dict[str, str | None] = {}
+        self._digests: dict[str, str] = {}
         self._given: dict[str, tuple[bytes, list[Directive]]] = {}
         self._suffixes: frozenset[str] | None = None
         self._log: dict | None = None
@@ -397,9 +397,9 @@ class TreeSources:
         self._log = {"read": {}, "resolve": set()}
 
     def stop_log(self) -> dict:
-        """What was asked since :meth:`start_log`: ``{"read": {tree file: SHA-256 (hex) of its
-        bytes, or None when it could not be read}, "resolve": [[including, name, answer], ...]}``
-        (sorted); logging stops. An empty record when no log was started."""
+        """What was asked since :meth:`start_log`: ``{"read": {tree file: its
+        :meth:`directives_digest`}, "resolve": [[including, name, answer], ...]}`` (sorted);
+        logging stops. An empty record when no log was started."""
         log, self._log = self._log, None
         if log is None:
             return {"read": {}, "resolve": []}
@@ -439,7 +439,7 @@ class TreeSources:
         cached = self._directives.get(rel)
         if cached is None:
             entry = self._files.get(rel)
-            data, self._digests[rel] = b"", None
+            data = b""
             if isinstance(entry, bytes):
                 data = entry
             elif entry is not None:
@@ -447,18 +447,26 @@ class TreeSources:
                     data = Path(entry).read_bytes()
                 except OSError:
                     data = b""
-                else:
-                    self._digests[rel] = hashlib.sha256(data).hexdigest()
-            if isinstance(entry, bytes):
-                self._digests[rel] = hashlib.sha256(data).hexdigest()
             if data.startswith(_UTF8_BOM):
                 data = data[len(_UTF8_BOM):]
             elif data.startswith(_WIDE_BOMS):
                 data = b""
             cached = self._directives[rel] = directives(data) if b"#" in data else []
         if self._log is not None:
-            self._log["read"][rel] = self._digests[rel]
+            self._log["read"][rel] = self.directives_digest(rel)
         return cached
+
+    def directives_digest(self, rel: str) -> str:
+        """SHA-256 (hex) of the directives of the tree file ``rel`` (:meth:`directives`: kinds,
+        lines, offsets, operands, bodies, conditionals): what another file's port reads of it."""
+        found = self._digests.get(rel)
+        if found is None:
+            log, self._log = self._log, None  # reading it here is no fact of a port
+            try:
+                found = self._digests[rel] = hashlib.sha256(repr(self.directives(rel)).encode()).hexdigest()
+            finally:
+                self._log = log
+        return found
 
 
 @dataclass(frozen=True, slots=True)

@@ -214,7 +214,8 @@ def test_generated_cmake_follows_a_header_that_reaches_a_library(tmp_path):
     assert "roc::hipblas" not in (out / "CMakeLists.txt").read_text()
     (src / "util" / "check.h").write_text("#pragma once\n#include <cublas_v2.h>\n")
     result = convert_tree(src, out, SERIAL)
-    assert result.reuse.ported == ["util/check.h"]  # main.cu is reused; the CMake build that links it is not
+    # main.cu reads the directives of the header it includes (its macros, HP1215): they changed
+    assert result.reuse.ported == ["main.cu", "util/check.h"]
     assert "roc::hipblas" in (out / "CMakeLists.txt").read_text()
     assert _outputs(out) == _clean(src, out, SERIAL)
 
@@ -261,4 +262,77 @@ def test_an_old_or_damaged_record_ports_again_without_failing(tmp_path, analysed
     damaged["incremental"]["sources"]["util/check.h"]["deps"] = None
     result = convert_with(damaged)
     assert (result.reuse.ported, result.reuse.reused) == (["main.cu", "old.cu", "util/check.h"], ["notes.txt"])
+    assert _outputs(out) == _clean(src, out, SERIAL)
+
+
+def _report_rows(out, path):
+    report = json.loads((out / "hipport-report.json").read_text())
+    return [(f["line"], f["rule_id"]) for f in report["findings"] if f["path"] == path]
+
+
+def test_a_header_macro_is_a_fact_of_its_includers_but_its_other_text_is_not(tmp_path, analysed):
+    """An includer's port reads the macros of the tree headers it includes (HP1215 follows a
+    CUDA name through them): a changed ``#define`` ports the includer again, an edit elsewhere in
+    the header does not."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "sync.h").write_text("#pragma once\n#define DEVICE_SYNC() cudaDeviceSynchronize()\n")
+    (src / "main.cu").write_text('#include "sync.h"\n#include <cuda_runtime.h>\nint main() { DEVICE_SYNC(); return 0; }\n')
+    convert_tree(src, out, SERIAL)
+    assert _report_rows(out, "main.cu") == []
+    (src / "sync.h").write_text("#pragma once\n// the device-wide barrier\n#define DEVICE_SYNC() cudaDeviceSynchronize()\n")
+    analysed.clear()
+    result = convert_tree(src, out, SERIAL)
+    # the define moved to line 3: its line is part of what main.cu read
+    assert (result.reuse.ported, analysed) == (["main.cu", "sync.h"], ["main.cu", "sync.h"])
+    (src / "sync.h").write_text("#pragma once\n// the device-wide barrier\n#define DEVICE_SYNC() cudaDeviceSynchronize()\n"
+                                "inline int sync_count() { return 1; }\n")  # code after the directives
+    analysed.clear()
+    result = convert_tree(src, out, SERIAL)
+    assert (result.reuse.ported, analysed) == (["sync.h"], ["sync.h"])
+    # a macro named like a HIP vector type, seen before main.cu's runtime include: HP1215 there
+    (src / "sync.h").write_text("#pragma once\n// the device-wide barrier\n#define DEVICE_SYNC() cudaDeviceSynchronize()\n"
+                                "#define int2 lane_pair\ninline int sync_count() { return 1; }\n")
+    analysed.clear()
+    result = convert_tree(src, out, SERIAL)
+    assert result.reuse.ported == ["main.cu", "sync.h"]
+    assert _report_rows(out, "main.cu") == [(2, "HP1215")]
+    assert _outputs(out) == _clean(src, out, SERIAL)
+
+
+def test_a_mask_defined_in_a_header_is_a_fact_of_the_calls_using_it(tmp_path, analysed):
+    """Where a ``*_sync`` mask is defined is a tree-wide prepass (HP1102 at the call in another
+    file): a header's 32-bit mask constant widened to 64 bits changes main.cu's findings though
+    main.cu and the header's directives did not change."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "masks.h").write_text("#pragma once\nconstexpr unsigned kAllLanes = 0xffffffffu;\n")
+    (src / "main.cu").write_text('#include "masks.h"\n__global__ void k(int* v) {\n'
+                                 "  v[threadIdx.x] = __shfl_sync(kAllLanes, v[threadIdx.x], 0);\n}\n")
+    convert_tree(src, out, SERIAL)
+    assert ("HP1102" in [rule for _, rule in _report_rows(out, "main.cu")])
+    (src / "masks.h").write_text("#pragma once\nconstexpr unsigned long long kAllLanes = 0xffffffffffffffffull;\n")
+    analysed.clear()
+    result = convert_tree(src, out, SERIAL)
+    assert result.reuse.ported == ["main.cu", "masks.h"]
+    assert "HP1102" not in [rule for _, rule in _report_rows(out, "main.cu")]
+    assert _outputs(out) == _clean(src, out, SERIAL)
+
+
+def test_a_new_tree_file_an_angled_include_can_name_ports_the_includer_again(tmp_path, analysed):
+    """Whether ``#include <helpers.h>`` above the runtime include names a tree file (found
+    through an ``-I`` folder: the port then adds the HIP runtime include at the top) is a fact
+    of main.cu's port: adding common/helpers.h ports main.cu again."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "main.cu").write_text("#include <helpers.h>\n#include <cuda_runtime.h>\n"
+                                 "int main() { return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1; }\n")
+    convert_tree(src, out, SERIAL)
+    assert (out / "main.hip").read_text().startswith("#include <helpers.h>\n")
+    (src / "common").mkdir()
+    (src / "common" / "helpers.h").write_text("#pragma once\n")
+    analysed.clear()
+    result = convert_tree(src, out, SERIAL)
+    assert result.reuse.ported == ["common/helpers.h", "main.cu"]
+    assert (out / "main.hip").read_text().startswith("#include <hip/hip_runtime.h>\n")
     assert _outputs(out) == _clean(src, out, SERIAL)
