@@ -32,6 +32,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from generated_file import check_or_write  # noqa: E402
 OUTPUT = ROOT / "rules" / "toolkit" / "cuda_headers.yaml"
 CUDA_FOLDERS = ("include", "include-libcu++", "include-cub", "include-thrust")
 
@@ -80,13 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     config = json.loads((args.toolchain / "toolchain.json").read_text())
     text = render(toolkit_headers(args.toolchain / "cuda"),
                   [Path(config["hip_amd_include"]), Path(config["amd_library_include"])])
-    if args.check:
-        same = OUTPUT.is_file() and OUTPUT.read_text() == text
-        print(f"{OUTPUT.relative_to(ROOT)} is {'up to date' if same else 'stale'}")
-        return 0 if same else 1
-    OUTPUT.write_text(text)
-    print(f"wrote {OUTPUT.relative_to(ROOT)}")
-    return 0
+    return check_or_write(OUTPUT, text, args.check)
 
 
 if __name__ == "__main__":

@@ -49,7 +49,6 @@ clang (``struct _hipGraphicsResource *`` compiles, ``struct hipGraphicsResource 
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import sys
 from pathlib import Path
@@ -60,6 +59,9 @@ if str(REPO) not in sys.path:
 
 from hipport.rules import TARGET_LIBS, load_rules  # noqa: E402
 from hipport.toolchain import Toolchain, default_toolchain_dir  # noqa: E402
+
+sys.path.insert(0, str(REPO / "tools"))
+from generated_file import check_or_write  # noqa: E402
 
 OUTPUT = REPO / "rules" / "hip_headers" / "type_tags.yaml"
 LIBCLANG = Path("/usr/lib/llvm-19/lib/libclang-19.so.1")
@@ -246,19 +248,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=OUTPUT)
     options = parser.parse_args(argv)
     text, left_out = generate(Toolchain.load(options.toolchain))
-    if options.check:
-        current = options.output.read_text() if options.output.is_file() else ""
-        if current != text:
-            sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), text.splitlines(True),
-                                                       str(options.output), "generated"))
-            return 1
-        return 0
-    options.output.parent.mkdir(parents=True, exist_ok=True)
-    options.output.write_text(text)
-    print(f"{options.output.relative_to(REPO) if options.output.is_relative_to(REPO) else options.output}: "
-          f"{text.count(chr(10)) - text.split(chr(10)).index('type_tags:') - 1} names; "
-          f"{len(left_out)} mapped names are no tag or typedef in the headers")
-    return 0
+    names = text.count(chr(10)) - text.split(chr(10)).index('type_tags:') - 1
+    return check_or_write(options.output, text, options.check,
+                          f"{names} names; {len(left_out)} mapped names are no tag or typedef in the headers")
 
 
 if __name__ == "__main__":
