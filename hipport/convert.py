@@ -611,9 +611,11 @@ def _plan(files: list[TreeFile], options: ConvertOptions, record: Record | None,
     for file in files:
         entry = record.entry(file.rel)
         if (build_file_kind(file.rel) is not None or entry is None or file.rel not in contents
-                or not Record.matches(entry, file, digests[file.rel], _HeaderResolver(sources, file.rel), sources)):
+                or not Record.matches(entry, file, digests[file.rel], _HeaderResolver(sources, file.rel), sources,
+                                      digests)):
             to_port.append(file)
             continue
+        record.refresh_reads(file.rel, digests)
         try:
             restored = record.restore(entry, file)
         except RecordError:

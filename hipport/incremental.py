@@ -299,6 +299,16 @@ class Record:
         entry = self.previous["sources"].get(rel)
         return entry if isinstance(entry, dict) else None
 
+    def refresh_reads(self, rel: str, digests: dict) -> None:
+        """Record in the previous entry of ``rel`` (which :meth:`matches`) the bytes its headers
+        have now (``digests``: path -> SHA-256), as a port would: a header may have changed
+        outside its directives. Paths not in ``digests`` keep their recorded value."""
+        entry = self.entry(rel)
+        reads = entry["deps"].get("read", {}) if entry is not None else {}
+        if any(path in digests and digests[path] != raw for path, (raw, _) in reads.items()):
+            fresh = {path: [digests.get(path, raw), directives] for path, (raw, directives) in reads.items()}
+            self.previous["sources"][rel] = {**entry, "deps": {**entry["deps"], "read": fresh}}
+
     def group(self, name: str) -> dict | None:
         """The previous tree-wide entry ``name`` (a dict), or None."""
         if self.previous is None:
@@ -307,7 +317,7 @@ class Record:
         return entry if isinstance(entry, dict) else None
 
     @staticmethod
-    def matches(entry: dict, file, source_digest: str, resolver, sources) -> bool:
+    def matches(entry: dict, file, source_digest: str, resolver, sources, digests: dict) -> bool:
         """True when ``entry`` describes ``file`` (a :class:`hipport.discover.TreeFile`) as it is
         now: same bytes (``source_digest``), output path and kind, and every cross-file fact its
         port used is as recorded (``entry["deps"]``, see :func:`hipport.convert._dependencies`):
@@ -315,7 +325,8 @@ class Record:
         cannot name a tree file as before (``resolver.in_tree(name)``), each lookup of the
         tree's include walk answers the same (``sources.resolve(including, name)``, a
         :class:`hipport.project_macros.TreeSources`) and each tree file whose directives it read
-        has the same directives (``sources.directives_digest(path)``)."""
+        has the same bytes (``digests``: path -> SHA-256 of its bytes now, for the files read) or
+        else the same directives (``sources.directives_digest(path)``)."""
         deps = entry.get("deps")
         if (entry.get("sha") != source_digest or entry.get("out") != file.out_rel
                 or entry.get("convert") is not file.convert or not isinstance(deps, dict)):
@@ -325,7 +336,8 @@ class Record:
                     and all(resolver.in_tree(name) == answer for name, answer in deps.get("in_tree", {}).items())
                     and all(sources.resolve(including, name) == answer
                             for including, name, answer in deps.get("resolve", []))
-                    and all(sources.directives_digest(path) == sha for path, sha in deps.get("read", {}).items()))
+                    and all(digests.get(path) == raw or sources.directives_digest(path) == directives
+                            for path, (raw, directives) in deps.get("read", {}).items()))
         except (AttributeError, TypeError, ValueError):
             return False
 

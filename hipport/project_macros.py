@@ -380,6 +380,7 @@ class TreeSources:
         self.files: frozenset[str] = frozenset(self._files)
         self._directives: dict[str, list[Directive]] = {}
         self._digests: dict[str, str] = {}
+        self._bytes_digests: dict[str, str] = {}
         self._given: dict[str, tuple[bytes, list[Directive]]] = {}
         self._suffixes: frozenset[str] | None = None
         self._log: dict | None = None
@@ -397,9 +398,10 @@ class TreeSources:
         self._log = {"read": {}, "resolve": set()}
 
     def stop_log(self) -> dict:
-        """What was asked since :meth:`start_log`: ``{"read": {tree file: its
-        :meth:`directives_digest`}, "resolve": [[including, name, answer], ...]}`` (sorted);
-        logging stops. An empty record when no log was started."""
+        """What was asked since :meth:`start_log`: ``{"read": {tree file: [SHA-256 (hex) of
+        its bytes as read (empty when unreadable), its :meth:`directives_digest`]}, "resolve":
+        [[including, name, answer], ...]}`` (sorted); logging stops. An empty record when no log
+        was started."""
         log, self._log = self._log, None
         if log is None:
             return {"read": {}, "resolve": []}
@@ -447,13 +449,14 @@ class TreeSources:
                     data = Path(entry).read_bytes()
                 except OSError:
                     data = b""
+            self._bytes_digests[rel] = hashlib.sha256(data).hexdigest()
             if data.startswith(_UTF8_BOM):
                 data = data[len(_UTF8_BOM):]
             elif data.startswith(_WIDE_BOMS):
                 data = b""
             cached = self._directives[rel] = directives(data) if b"#" in data else []
         if self._log is not None:
-            self._log["read"][rel] = self.directives_digest(rel)
+            self._log["read"][rel] = [self._bytes_digests[rel], self.directives_digest(rel)]
         return cached
 
     def directives_digest(self, rel: str) -> str:
