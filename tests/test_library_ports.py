@@ -37,6 +37,7 @@ PROGRAMS = {
     "curand_host": ["curand"],
     "curand_kernel": [],
     "cufft_r2c": ["cufft"],
+    "cufft_xt_descriptors": ["cufft"],
     "cusparse_spmv": ["cusparse"],
     "cusolver_getrf": ["cusolver", "cublas"],
     "cub_reduce": [],

@@ -76,12 +76,13 @@ UPSTREAM = {
 #: added with their rocBLAS name, 2 HIPIFY rocBLAS status names are dropped; cusolver: 3 dropped,
 #: cusolverSp{S,D}csrlsvqr get hipSOLVER 6.4's names. cub: 5 macros and CubVector get hipCUB 6.4's
 #: names HIPIFY lacks, 7 cub/util_*.cuh headers hipCUB has are mapped. nvtx: hand-written (rocTX). cufft: 28 cufftXt names get
-#: hipFFT 6.4's (hipfftXt.h, hiplibxt.h). cuda_driver: 21 JIT option, cache-mode and fallback names
+#: hipFFT 6.4's (hipfftXt.h, hiplibxt.h), and cudalibxt.h's 11 names and header are added (9 mapped to
+#: hiplibxt.h's descriptors, the 2 copy-type names unsupported). cuda_driver: 21 JIT option, cache-mode and fallback names
 #: HIPIFY lacks get hip/linker_types.h's, and cuuint32_t/cuuint64_t (not in HIPIFY's table) are added.
 COUNTS = {
     "cub": (71, 17, None, 60), "cublas": (981, 760, 755, 4), "cublaslt": (494, 85, None, 1),
     "cucomplex": (26, 26, None, 1), "cuda_device": (818, 556, None, 15), "cuda_driver": (2010, 1141, None, 6),
-    "cuda_runtime": (1436, 934, None, 15), "cudnn": (1160, 267, 555, 1), "cufft": (147, 115, None, 3),
+    "cuda_runtime": (1436, 934, None, 15), "cudnn": (1160, 267, 555, 1), "cufft": (158, 124, None, 4),
     "curand": (151, 117, 111, 13), "cusolver": (746, 344, 29, 6), "cusparse": (859, 684, 612, 2),
     "nvrtc": (36, 27, None, 1), "nccl": (88, 77, None, 1), "thrust": (2, 2, None, 71),
     "libcudacxx": (0, 0, None, 52), "cuda_macros": (11, 11, None, 0), "cooperative_groups": (6, 0, None, 4),
