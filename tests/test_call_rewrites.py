@@ -256,3 +256,33 @@ def test_cudnn_versions_are_called_cudnn_versions(tmp_path):
     result = convert_tree(source, tmp_path / "out", ConvertOptions(), rules)
     [finding] = [f for f in result.report.findings if f.rule_id == "HP2003"]
     assert f" since cuDNN {deprecated.versions['cuda_deprecated']};" in finding.message
+
+
+BFLOAT16_ROUNDING = """\
+#include <cuda_bf16.h>
+__global__ void pack(__nv_bfloat16 *one, __nv_bfloat162 *two, const float *f, const double *d) {
+  one[0] = __float2bfloat16_rn(f[0]);
+  two[0] = __float2bfloat162_rn(f[1]);
+  two[1] = __float2bfloat162_rn(d[0] * 2.0);
+}
+"""
+
+
+def test_bfloat16_round_to_nearest_conversions_take_hips_functions(toolchain, tmp_path):
+    # HIP 6.4.3 has neither __float2bfloat16_rn nor __float2bfloat162_rn (amd_hip_bf16.h); its
+    # __float2bfloat16 rounds to nearest even as both CUDA functions do, and __bfloat162bfloat162
+    # fills both halves. The explicit __float2bfloat16 keeps a double argument going through float.
+    ported = port(tmp_path, BFLOAT16_ROUNDING)
+    assert ported == (
+        "#include <hip/hip_runtime.h>\n"
+        "#include <hip/hip_bf16.h>\n"
+        "__global__ void pack(__hip_bfloat16 *one, __hip_bfloat162 *two, const float *f, const double *d) {\n"
+        "  one[0] = __float2bfloat16(f[0]);\n"
+        "  two[0] = __bfloat162bfloat162(__float2bfloat16(f[1]));\n"
+        "  two[1] = __bfloat162bfloat162(__float2bfloat16(d[0] * 2.0));\n"
+        "}\n")
+    source = tmp_path / "pack.hip"
+    source.write_text(ported)
+    obj = tmp_path / "pack.o"
+    toolchain.compile_amd(source, obj, ("gfx90a", "gfx1100"), extra_flags=("-std=c++17",))
+    assert toolchain.code_object_targets(obj) == ["hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]

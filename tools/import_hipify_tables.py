@@ -850,6 +850,20 @@ HIP_FIXES: dict[str, dict[str, dict[str, str | None]]] = {
                             ("__nv_bfloat16_raw", "__hip_bfloat16_raw"),
                             ("__nv_bfloat162_raw", "__hip_bfloat162_raw"),
                             ("nv_bfloat162", "__hip_bfloat162"))},
+        "__float2bfloat16_rn": {
+            "hip": "__float2bfloat16", "status": "supported",
+            "note": "HIPIFY lists no HIP name. CUDA's __float2bfloat16_rn and __float2bfloat16 both round "
+                    "to nearest even (cuda_bf16.h); HIP 6.4.3's __float2bfloat16 does too "
+                    "(hip/amd_detail/amd_hip_bf16.h, float_2_bfloatraw: round to nearest, ties to even, "
+                    "NaN kept NaN).",
+        },
+        "__float2bfloat162_rn": {
+            "hip": "__bfloat162bfloat162", "status": "supported",
+            "note": "HIPIFY lists no HIP name. CUDA's __float2bfloat162_rn(float a) puts a, rounded to "
+                    "nearest even, in both halves (cuda_bf16.h); HIP 6.4.3 has no such function, but "
+                    "__bfloat162bfloat162(__hip_bfloat16) does the same with its argument converted by "
+                    "__float2bfloat16 (round to nearest even), which rules/calls.yaml adds.",
+        },
     },
     "cudnn": {
         cuda: {"note": f"HIPIFY names {hip}, but the last hipdnn.h of ROCm/hipDNN (2019, archived) "
