@@ -21,6 +21,8 @@ that confirms them:
 
 from __future__ import annotations
 
+import bisect
+
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -159,6 +161,22 @@ class _FileContext:
         self.result = FileAnalysis()
         self._macro_masks: dict[int, list[tuple[int, int]]] = {}
         self._specifier_macros: SpecifierMacros | None = None
+        self._line_starts: list[int] | None = None
+
+    def point(self, offset: int) -> tuple[int, int]:
+        """0-based (row, byte column) of byte ``offset`` of the source, by binary search in the
+        line starts (built on first use: one scan of the file), so that reporting many names of a
+        large file costs no scan from its start each."""
+        if self._line_starts is None:
+            starts = [0]
+            find, source = self.source.find, self.source
+            at = find(b"\n")
+            while at != -1:
+                starts.append(at + 1)
+                at = find(b"\n", at + 1)
+            self._line_starts = starts
+        row = bisect.bisect_right(self._line_starts, offset) - 1
+        return row, offset - self._line_starts[row]
 
     @property
     def specifier_macros(self) -> SpecifierMacros:

@@ -39,14 +39,18 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .parse import nodes_of_kinds
+
 if TYPE_CHECKING:
     import tree_sitter
 
     from .analyze import _FileContext
     from .rules import Mapping, RuleSet
 
-_DECLARATIONS = frozenset({"declaration", "parameter_declaration", "optional_parameter_declaration",
-                           "field_declaration"})
+_DECLARATIONS = ("declaration", "parameter_declaration", "optional_parameter_declaration", "field_declaration")
+#: The node kinds :func:`analyze_handle_types` looks at (the operations of the module docstring).
+_OPERATIONS = ("binary_expression", "update_expression", "assignment_expression", "init_declarator",
+               "cast_expression", "call_expression")
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"})
 _COMPOUND = frozenset({"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
 _INTEGER_WORDS = re.compile(r"(?:(?:const|volatile|signed|unsigned|short|long|int|char|bool)\b\s*)+$"
@@ -116,40 +120,42 @@ class Declarations:
     tree (declarations, parameters, struct fields; typedefs are not followed).
 
     Attributes:
-        variables, fields: name (bytes) -> the (type text with const/volatile dropped,
-            pointer-or-array depth, start byte of the function definition it is in or -1 at
-            file scope) of each declaration of it; fields are the members of structs and classes.
+        variables: name (bytes) -> start byte of the function definition the declaration is in
+            (-1 at file scope) -> the (type text with const/volatile dropped, pointer-or-array
+            depth) of each declaration of it there; indexed by function so that looking a name up
+            costs the same in a file of one function and of ten thousand.
+        fields: name (bytes) -> the (type text, depth, -1) of each member of that name in the
+            file's structs and classes.
     """
 
     def __init__(self, ctx: "_FileContext"):
-        self.variables: dict[bytes, set[tuple[str, int, int]]] = {}
+        self.variables: dict[bytes, dict[int, set[tuple[str, int]]]] = {}
         self.fields: dict[bytes, set[tuple[str, int, int]]] = {}
-        stack = [ctx.root]
-        while stack:
-            node = stack.pop()
-            stack.extend(node.named_children)
-            if node.type not in _DECLARATIONS:
-                continue
+        for node in nodes_of_kinds(ctx.root, _DECLARATIONS):
             type_node = node.child_by_field_name("type")
             if type_node is None:
                 continue
             type_text = _norm(_text(ctx, type_node))
             fields = node.type == "field_declaration"
-            table = self.fields if fields else self.variables
             function = -1 if fields else _function_of(node)
             for declarator in node.children_by_field_name("declarator"):
                 found = _declared(declarator)
-                if found is not None:
-                    table.setdefault(found[0], set()).add((type_text, found[1], function))
+                if found is None:
+                    continue
+                if fields:
+                    self.fields.setdefault(found[0], set()).add((type_text, found[1], -1))
+                else:
+                    self.variables.setdefault(found[0], {}).setdefault(function, set()).add((type_text, found[1]))
 
     def of(self, name: bytes, use) -> set[tuple[str, int]]:
         """The (type, depth) of the declarations of variable ``name`` seen at node ``use``: those
         of the function around it when it declares the name (parameters included), else those
         at file scope."""
-        entries = self.variables.get(name, ())
+        by_function = self.variables.get(name)
+        if not by_function:
+            return set()
         function = _function_of(use)
-        local = {(t, d) for t, d, f in entries if f == function and f != -1}
-        return local or {(t, d) for t, d, f in entries if f == -1}
+        return (function != -1 and by_function.get(function)) or by_function.get(-1, set())
 
     def field(self, name: bytes) -> set[tuple[str, int]]:
         """The (type, depth) of every member named ``name`` in the file's structs and classes."""
@@ -248,10 +254,7 @@ def analyze_handle_types(ctx: "_FileContext") -> None:
     if not handles:
         return
     finder = _Finder(ctx, handles)
-    stack = [ctx.root]
-    while stack:
-        node = stack.pop()
-        stack.extend(node.named_children)
+    for node in nodes_of_kinds(ctx.root, _OPERATIONS):
         kind = node.type
         found: tuple[str, str] | None = None  # (handle type, what is done to it)
         if kind == "binary_expression":

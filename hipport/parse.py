@@ -14,6 +14,7 @@ code and non-code (comments, string and character literals).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -26,6 +27,26 @@ LANGUAGE = tree_sitter.Language(tree_sitter_cuda.language())
 def new_parser() -> tree_sitter.Parser:
     """Return a parser for the CUDA grammar (one per thread or process; parsers are not shared)."""
     return tree_sitter.Parser(LANGUAGE)
+
+
+@functools.cache
+def compiled_query(source: str) -> tree_sitter.Query:
+    """The tree-sitter query of the query text ``source`` for the CUDA grammar, compiled once per
+    process (compiling takes milliseconds; running one is C code)."""
+    return tree_sitter.Query(LANGUAGE, source)
+
+
+def nodes_of_kinds(node: tree_sitter.Node, kinds: tuple[str, ...]) -> list[tree_sitter.Node]:
+    """The named nodes of the given kinds (``("declaration", "field_declaration")``) in the subtree
+    of ``node``, ``node`` included, in source order (outer before inner at the same start).
+
+    Found by one query, so the walk over the tree runs in tree-sitter's C code and Python sees only
+    the matches: on a 126,000-line file this is several times faster than a Python walk over
+    every node."""
+    query = compiled_query("[" + " ".join(f"({kind})" for kind in kinds) + "] @node")
+    found = [n for nodes in tree_sitter.QueryCursor(query).captures(node).values() for n in nodes]
+    found.sort(key=lambda n: (n.start_byte, -n.end_byte))
+    return found
 
 
 @dataclass(frozen=True, slots=True)

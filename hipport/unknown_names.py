@@ -218,13 +218,11 @@ def collect(ctx) -> FileNames:
 def _findings(ctx, uses: list[tuple[str, int, int]]) -> list[Finding]:
     if not uses:
         return []
-    source = ctx.source
     found = []
     for name, start, _ in uses:
-        line = source.count(b"\n", 0, start) + 1
-        column = start - (source.rfind(b"\n", 0, start) + 1) + 1
-        found.append(unknown_use(ctx.rules, ctx.path, line, column, name))
-    return filter_and_fingerprint(found, source)
+        row, column = ctx.point(start)
+        found.append(unknown_use(ctx.rules, ctx.path, row + 1, column + 1, name))
+    return filter_and_fingerprint(found, ctx.source)
 
 
 def unknown_use(rules: RuleSet, path: str, line: int, column: int, name: str, fingerprint: str = "") -> Finding:

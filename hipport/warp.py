@@ -109,7 +109,7 @@ import tree_sitter
 from .cmake import reached_files
 from .device_context import function_kind
 from .edits import Edit
-from .parse import LANGUAGE
+from .parse import LANGUAGE, compiled_query
 from .project_macros import SpecifierMacros, TreeSources, specifier_macros
 
 
@@ -243,14 +243,9 @@ _FILE_DECLARATIONS = "[(declaration) (field_declaration)] @declaration"
 _TYPE_NAMES = "[(type_definition) (alias_declaration)] @definition"
 
 
-@functools.cache
-def _compiled(source: str) -> tree_sitter.Query:
-    return tree_sitter.Query(LANGUAGE, source)
-
-
 def _query(query: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
     """The nodes the query source ``query`` captures under ``node``, in source order."""
-    found = [n for nodes in tree_sitter.QueryCursor(_compiled(query)).captures(node).values() for n in nodes]
+    found = [n for nodes in tree_sitter.QueryCursor(compiled_query(query)).captures(node).values() for n in nodes]
     return sorted(found, key=lambda n: n.start_byte)
 
 
