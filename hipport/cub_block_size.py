@@ -18,9 +18,8 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-import yaml
 
-from .resources import data_dir
+from .resources import load_data_yaml
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -40,7 +39,7 @@ def warp_algorithms() -> dict[str, dict]:
     Raises:
         FileNotFoundError, yaml.YAMLError: the shipped data file is missing or unreadable.
     """
-    data = yaml.safe_load((data_dir("rules") / "toolkit" / "cub_warp_algorithms.yaml").read_text(encoding="utf-8"))
+    data = load_data_yaml("toolkit", "cub_warp_algorithms.yaml")
     return {entry["cub"]: entry for entry in data["algorithms"]}
 
 

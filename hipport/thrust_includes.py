@@ -22,10 +22,9 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-import yaml
 
 from .edits import Edit
-from .resources import data_dir
+from .resources import load_data_yaml
 
 if TYPE_CHECKING:
     from .analyze import _FileContext
@@ -43,7 +42,7 @@ def declaring_headers() -> dict[str, tuple[str, ...]]:
     Raises:
         FileNotFoundError, yaml.YAMLError: the shipped data file is missing or unreadable.
     """
-    data = yaml.safe_load((data_dir("rules") / "toolkit" / "rocthrust_declarations.yaml").read_text(encoding="utf-8"))
+    data = load_data_yaml("toolkit", "rocthrust_declarations.yaml")
     return {name: tuple(headers) for name, headers in data["declared"].items()}
 
 

@@ -28,9 +28,8 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Callable
 
-import yaml
 
-from .resources import data_dir
+from .resources import load_data_yaml
 
 if TYPE_CHECKING:
     from .analyze import _FileContext
@@ -49,7 +48,7 @@ def toolkit_headers() -> tuple[frozenset[str], frozenset[str]]:
     Raises:
         FileNotFoundError, yaml.YAMLError: the shipped data file is missing or unreadable.
     """
-    data = yaml.safe_load((data_dir("rules") / "toolkit" / "cuda_headers.yaml").read_text(encoding="utf-8"))
+    data = load_data_yaml("toolkit", "cuda_headers.yaml")
     return frozenset(data["headers"]), frozenset(data.get("in_hip") or ())
 
 
