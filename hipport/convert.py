@@ -10,7 +10,6 @@ import itertools
 import os
 import posixpath
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
@@ -319,6 +318,8 @@ def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet,
         for file in files:
             yield _port_and_write(file, rules, options, tree, parser, guard, shared, masks)
         return
+    from concurrent.futures import ProcessPoolExecutor  # only a parallel run pays for its import
+
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
                              initargs=(rules, options, tree, guard, shared, masks)) as pool:
         largest_first = sorted(files, key=lambda f: -f.size)

@@ -13,7 +13,10 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-import pathspec
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pathspec
 
 #: File suffixes that are parsed and converted (``.hip`` so that converting a port is a no-op).
 SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl", ".hip"})
@@ -74,12 +77,26 @@ def output_name(rel: str) -> str:
     return rel[:-3] + ".hip" if rel.endswith(".cu") else rel
 
 
-def build_exclude_spec(patterns: list[str]) -> pathspec.PathSpec:
-    """Compile gitignore-style ``patterns`` (as given to ``--exclude``).
+class _NoExclusions:
+    """The exclude spec of a run that gives no ``--exclude`` pattern: it matches nothing, and
+    spares the run pathspec's import (about 30 ms of CPU, a tenth of a one-file ``check``)."""
+
+    @staticmethod
+    def match_file(path: str) -> bool:
+        return False
+
+
+def build_exclude_spec(patterns: list[str]) -> "pathspec.PathSpec | _NoExclusions":
+    """Compile gitignore-style ``patterns`` (as given to ``--exclude``); with none, a spec that
+    matches nothing.
 
     Raises:
         DiscoveryError: a pattern is not valid gitignore syntax.
     """
+    if not patterns:
+        return _NoExclusions()
+    import pathspec
+
     for pattern in patterns:
         try:
             pathspec.GitIgnoreSpec.from_lines([pattern])
@@ -88,7 +105,7 @@ def build_exclude_spec(patterns: list[str]) -> pathspec.PathSpec:
     return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
-def _check_output_location(src: Path, out: Path, spec: pathspec.PathSpec) -> None:
+def _check_output_location(src: Path, out: Path, spec: "pathspec.PathSpec | _NoExclusions") -> None:
     """Refuse every OUT that could overwrite a file of SRC, and an OUT that is not a folder."""
     if out.exists() and not out.is_dir():
         raise DiscoveryError(f"{out}: the output must be a folder, and this is an existing file; choose another -o")

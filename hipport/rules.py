@@ -25,7 +25,6 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-import fastjsonschema
 import pathspec
 import yaml
 
@@ -533,7 +532,10 @@ class RuleSet:
 @lru_cache(maxsize=None)
 def _validator(name: str) -> Callable[[Any], Any]:
     """The schema ``name`` compiled to a Python function by fastjsonschema (about 15 times
-    faster than an interpreting validator on the runtime table, which matters at start-up)."""
+    faster than an interpreting validator on the runtime table, which matters at start-up),
+    imported here: rules read from the rule cache are not validated again."""
+    import fastjsonschema
+
     return fastjsonschema.compile(json.loads(schema_path(name).read_text(encoding="utf-8")))
 
 
@@ -590,6 +592,8 @@ def _line_of(node: yaml.Node | None, path: Iterable[Any]) -> int | None:
 
 
 def _validate(path: Path, data: Any, node: yaml.Node | None, schema: str) -> None:
+    import fastjsonschema
+
     try:
         _validator(schema)(data)
     except fastjsonschema.JsonSchemaValueException as error:
