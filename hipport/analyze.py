@@ -36,6 +36,7 @@ from .unknown_names import FileNames, collect as collect_cuda_names
 from .collisions import analyze_collisions
 from .device_overloads import analyze_device_overloads
 from .integer_overloads import analyze_integer_overloads
+from .brace_assignment import analyze_brace_assignments
 from .cutil import analyze_cutil
 from .device_context import analyze_device_context, device_code
 from .register_keyword import analyze_register_keyword
@@ -821,6 +822,7 @@ def analyze_file(
     analyze_collisions(ctx)
     analyze_device_overloads(ctx)
     analyze_integer_overloads(ctx)
+    analyze_brace_assignments(ctx)
     analyze_cutil(ctx)
     analyze_overloads(ctx)
     analyze_group_members(ctx)
