@@ -37,6 +37,7 @@ from .collisions import analyze_collisions
 from .device_overloads import analyze_device_overloads
 from .integer_overloads import analyze_integer_overloads
 from .brace_assignment import analyze_brace_assignments
+from .classification_macros import analyze_classification_macros
 from .cutil import analyze_cutil
 from .device_context import analyze_device_context, device_code
 from .register_keyword import analyze_register_keyword
@@ -823,6 +824,7 @@ def analyze_file(
     analyze_device_overloads(ctx)
     analyze_integer_overloads(ctx)
     analyze_brace_assignments(ctx)
+    analyze_classification_macros(ctx, _implicit_include_offset(ctx))
     analyze_cutil(ctx)
     analyze_overloads(ctx)
     analyze_group_members(ctx)
