@@ -5,7 +5,7 @@ operator takes it). HIP 6.4.3's ``__half``/``__half2`` (hip/amd_detail/amd_hip_f
 ``__hip_bfloat16``/``__hip_bfloat162`` (hip/amd_detail/amd_hip_bf16.h) have several assignment
 operators and converting constructors that an empty braced list initializes equally well, so
 clang stops: "use of overloaded operator '=' is ambiguous (with operand types '__half2' and
-'void')" (checked by compiling for gfx90a and gfx1100, tests/test_device_overloads.py; HIP's
+'void')" (checked by compiling for gfx90a and gfx1100, tests/test_hip_device_overloads.py; HIP's
 vector types such as ``float2`` are not affected). Naming the type, ``r = __half2{}``, assigns
 the same value-initialized object and compiles.
 

@@ -8,7 +8,7 @@ only, its ``<math.h>`` adds them to the global namespace too. cuda_runtime.h inc
 ``isfinite(x)`` unqualified after ``#include <cmath>`` or nothing at all. hip_runtime.h does not:
 for host code clang 19 then finds only HIP's ``__device__`` overloads (__clang_hip_cmath.h) and
 stops: "no matching function for call to 'isfinite'". Checked by compiling for gfx90a
-(tests/test_device_overloads.py): the call fails with no include, with ``<cmath>`` and with
+(tests/test_hip_device_overloads.py): the call fails with no include, with ``<cmath>`` and with
 ``<cstdlib>``/``<stdlib.h>``, and compiles after ``#include <math.h>`` or with ``using namespace
 std;``.
 

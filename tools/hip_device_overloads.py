@@ -37,7 +37,7 @@ Usage (from the repository root, after scripts/install-toolchain.sh)::
     .venv/bin/python tools/hip_device_overloads.py            # rewrite the file
     .venv/bin/python tools/hip_device_overloads.py --check    # exit 1 if the file is not current
 
-tests/test_device_overloads.py runs ``--check``.
+tests/test_hip_device_overloads.py runs ``--check``.
 """
 
 from __future__ import annotations
