@@ -32,6 +32,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .device_overloads import device_overloads, normalized_type
+
 if TYPE_CHECKING:
     import tree_sitter
 
@@ -159,8 +161,6 @@ def _resolved(ctx: "_FileContext", type_name: str) -> str:
     (``__nv_bfloat162`` -> ``__hip_bfloat162``), then through HIP's typedefs (``half2`` ->
     ``__half2``: :func:`hipport.device_overloads.device_overloads`), in one spelling
     (:func:`hipport.device_overloads.normalized_type`)."""
-    from .device_overloads import device_overloads, normalized_type
-
     if (mapping := ctx.rules.identifiers.get(type_name)) is not None:
         type_name = ctx.rules.target(mapping)[0] or type_name
     return normalized_type(type_name, device_overloads()[0])
