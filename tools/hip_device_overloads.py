@@ -13,7 +13,8 @@ and ``hip/hip_bf16.h`` of HIP 6.4.3 (``hip_amd_include`` of ``.toolchain/toolcha
 parsed together by libclang (clang 19's, ``/usr/lib/llvm-19``) as HIP device code for gfx90a
 (``-x hip --cuda-device-only --offload-arch=gfx90a --hip-path=...``, with
 ``-DHIP_ENABLE_WARP_SYNC_BUILTINS`` as hipport's compiles).
-Counted are the function declarations at global scope (also inside ``extern "C"``), not
+Counted are the function declarations at global scope (also inside ``extern "C"`` and unnamed
+namespaces), not
 templates, that are definitions (a body in the header: a second definition is a redefinition),
 carry ``__device__`` (also ``__host__ __device__``) and lie in a file below the HIP include
 folder. A parameter type is written as its canonical spelling with top-level ``const``
@@ -65,10 +66,16 @@ STANDARD_TYPEDEFS = tuple(f"{sign}int{bits}_t" for sign in ("", "u") for bits in
     "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "intmax_t", "uintmax_t")
 
 
+def _anonymous_namespace(cursor) -> bool:
+    return cursor.kind.name == "NAMESPACE" and not cursor.spelling
+
+
 def _global(cursor) -> bool:
-    """The declaration is at global scope (``extern "C"`` blocks count as global)."""
+    """The declaration is at global scope: ``extern "C"`` blocks and unnamed namespaces count as
+    global (amd_hip_fp16.h defines its ``__half`` functions in ``namespace {``, line 541, so
+    unqualified lookup at global scope finds them next to a program's own)."""
     parent = cursor.semantic_parent
-    while parent is not None and parent.kind.name == "LINKAGE_SPEC":
+    while parent is not None and (parent.kind.name == "LINKAGE_SPEC" or _anonymous_namespace(parent)):
         parent = parent.semantic_parent
     return parent is not None and parent.kind.name == "TRANSLATION_UNIT"
 
@@ -121,7 +128,7 @@ def header_facts(toolchain, libclang: Path = LIBCLANG) -> tuple[dict[str, list[d
     while stack:
         for child in stack.pop().get_children():
             kind = child.kind.name
-            if kind in ("LINKAGE_SPEC", "UNEXPOSED_DECL"):
+            if kind in ("LINKAGE_SPEC", "UNEXPOSED_DECL") or _anonymous_namespace(child):
                 stack.append(child)
                 continue
             path = child.location.file.name if child.location.file is not None else ""
