@@ -36,6 +36,10 @@ from .parse import error_regions, macro_body_non_code
 from .rules import Mapping, RuleSet
 from .unknown_names import FileNames, collect as collect_cuda_names
 from .collisions import analyze_collisions
+from .device_overloads import analyze_device_overloads
+from .integer_overloads import analyze_integer_overloads
+from .brace_assignment import analyze_brace_assignments
+from .classification_macros import analyze_classification_macros
 from .cutil import analyze_cutil
 from .device_context import analyze_device_context, device_code
 from .register_keyword import analyze_register_keyword
@@ -835,6 +839,10 @@ def analyze_file(
     analyze_warps(ctx, fix, warp_tree, mask_names)
     ctx.result.cuda_names = collect_cuda_names(ctx)
     analyze_collisions(ctx)
+    analyze_device_overloads(ctx)
+    analyze_integer_overloads(ctx)
+    analyze_brace_assignments(ctx)
+    analyze_classification_macros(ctx, _implicit_include_offset(ctx))
     analyze_cutil(ctx)
     analyze_overloads(ctx)
     analyze_group_members(ctx)

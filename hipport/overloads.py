@@ -20,13 +20,19 @@ This pass finds the calls of those functions and decides from the source as writ
   is reported only for the functions whose entry says ``unknown_type: report``: those where HIP
   has only the half-precision overloads, so most uses fail (``__ldcs``, ``__ldcg``, ``__ldca``).
 
-Typedefs are not followed: ``u16 *p`` is taken to be fine. Macro bodies are not looked at.
+Both the argument's type and the lacking overload's are compared after hipport's renames and with
+the typedefs HIP's headers declare resolved (``rules/hip_headers/device_overloads.yaml``, from
+HIP 6.4.3's headers: ``half2`` is ``__half2``, ``uint64_t`` is ``unsigned long``), so
+``atomicAdd((half2 *)p, v)`` is ``atomicAdd(__half2 *, __half2)``. The program's own typedefs are
+not followed: ``u16 *p`` is taken to be fine. Macro bodies are not looked at.
 """
 
 from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING
+
+from .device_overloads import device_overloads, normalized_type
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -150,6 +156,16 @@ def argument_type(argument: "tree_sitter.Node") -> str | None:
     return None
 
 
+def _resolved(ctx: "_FileContext", type_name: str) -> str:
+    """``type_name`` (a :func:`base_type`) as HIP spells it: renamed as hipport renames it
+    (``__nv_bfloat162`` -> ``__hip_bfloat162``), then through HIP's typedefs (``half2`` ->
+    ``__half2``: :func:`hipport.device_overloads.device_overloads`), in one spelling
+    (:func:`hipport.device_overloads.normalized_type`)."""
+    if (mapping := ctx.rules.identifiers.get(type_name)) is not None:
+        type_name = ctx.rules.target(mapping)[0] or type_name
+    return normalized_type(type_name, device_overloads()[0])
+
+
 def _abbreviated(name: str, signatures: list[str]) -> str:
     shown = ", ".join(f"{name}({s})" for s in signatures[:SHOWN])
     return shown + (f" and {len(signatures) - SHOWN} more" if len(signatures) > SHOWN else "")
@@ -171,7 +187,7 @@ def _check_call(ctx: "_FileContext", node: "tree_sitter.Node", mapping: "Mapping
         for signature in lacking:
             position = key_position(signature)
             seen = argument_type(values[position])
-            if seen is not None and seen == base_type(_parameters(signature)[position]):
+            if seen is not None and _resolved(ctx, seen) == _resolved(ctx, base_type(_parameters(signature)[position])):
                 found = seen
                 matching.append(signature)
             elif seen is not None and found is None:
