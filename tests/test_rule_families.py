@@ -79,7 +79,7 @@ UPSTREAM = {
 #: hipFFT 6.4's (hipfftXt.h, hiplibxt.h). cuda_driver: 21 JIT option, cache-mode and fallback names
 #: HIPIFY lacks get hip/linker_types.h's, and cuuint32_t/cuuint64_t (not in HIPIFY's table) are added.
 COUNTS = {
-    "cub": (71, 17, None, 60), "cublas": (981, 760, 755, 4), "cublaslt": (494, 85, None, 1),
+    "cub": (71, 17, None, 60), "cublas": (981, 823, 755, 4), "cublaslt": (494, 85, None, 1),
     "cucomplex": (26, 26, None, 1), "cuda_device": (818, 556, None, 15), "cuda_driver": (2010, 1141, None, 6),
     "cuda_runtime": (1436, 934, None, 15), "cudnn": (1160, 267, 555, 1), "cufft": (147, 115, None, 3),
     "curand": (151, 117, 111, 13), "cusolver": (746, 344, 29, 6), "cusparse": (859, 684, 612, 2),
