@@ -84,7 +84,7 @@ COUNTS = {
     "cuda_runtime": (1436, 934, None, 15), "cudnn": (1160, 267, 555, 1), "cufft": (147, 115, None, 3),
     "curand": (151, 117, 111, 13), "cusolver": (746, 344, 29, 6), "cusparse": (859, 684, 612, 2),
     "nvrtc": (36, 27, None, 1), "nccl": (88, 77, None, 1), "thrust": (2, 2, None, 71),
-    "libcudacxx": (0, 0, None, 52), "cuda_macros": (11, 11, None, 0), "cooperative_groups": (6, 0, None, 4),
+    "libcudacxx": (0, 0, None, 52), "cuda_macros": (12, 12, None, 0), "cooperative_groups": (6, 0, None, 4),
     "nvtx": (60, 9, None, 8),
 }
 
