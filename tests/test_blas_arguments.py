@@ -151,3 +151,43 @@ def test_every_ilp64_fix_names_a_function_hipblas_declares(toolchain, amd_librar
         assert declaration is not None and "int64_t" in declaration.group(1), hip
         assert rules.identifiers[cuda[:-3]].hip + "_64" == hip, cuda
         assert rules.identifiers[cuda].hip == hip, cuda  # and rules/cublas.yaml was regenerated
+
+
+LT_INIT = """\
+#include <cublasLt.h>
+void layouts(cublasLtMatrixLayoutOpaque_t* a, cublasLtMatmulDescOpaque_t* op, int m, int n) {
+  cublasLtMatrixLayoutInit(a, CUDA_R_32F, m, n, m);
+  cublasLtMatmulDescInit(op, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+}
+"""
+
+
+def test_lt_init_functions_say_what_to_use_instead(tmp_path):
+    """hipBLASLt 6.4 declares no *Init (hipblaslt/hipblaslt.h has the *Create/*Destroy pairs
+    only): HP2001 names the Create function to call."""
+    _, findings = _convert(tmp_path, LT_INIT)
+    assert [(f["line"], f["rule_id"], f["message"]) for f in findings if f["rule_id"] == "HP2001"] == [
+        (3, "HP2001", "cublasLtMatrixLayoutInit (function, cublaslt) has no HIP equivalent (hipBLASLt has no "
+                      "MatrixLayoutInit, which fills a descriptor in the caller's memory: declare a "
+                      "hipblasLtMatrixLayout_t and create it with hipblasLtMatrixLayoutCreate(&desc, type, rows, "
+                      "cols, ld) (hipblaslt/hipblaslt.h:469), then release it with hipblasLtMatrixLayoutDestroy)"),
+        (4, "HP2001", "cublasLtMatmulDescInit (function, cublaslt) has no HIP equivalent (hipBLASLt has no "
+                      "MatmulDescInit, which fills a descriptor in the caller's memory: declare a "
+                      "hipblasLtMatmulDesc_t and create it with hipblasLtMatmulDescCreate(&desc, computeType, "
+                      "scaleType) (hipblaslt/hipblaslt.h:573), then release it with hipblasLtMatmulDescDestroy)"),
+    ]
+
+
+def test_lt_create_functions_the_notes_name_are_declared(toolchain, amd_library_include):
+    """Each function a cuBLASLt *Init note names is declared in hipBLASLt 6.4's header, at the
+    line the note gives, and no *Init is."""
+    header = (toolchain.amd_library_include / "hipblaslt" / "hipblaslt.h").read_text().splitlines()
+    fixes = _importer().HIP_FIXES["cublaslt"]
+    assert sorted(fixes) == ["cublasLtMatmulAlgoInit", "cublasLtMatmulDescInit", "cublasLtMatmulPreferenceInit",
+                             "cublasLtMatrixLayoutInit", "cublasLtMatrixTransformDescInit"]
+    for cuda, fix in fixes.items():
+        named = re.findall(r"(hipblasLt\w+)(?:\([^)]*\)|'s results) \(hipblaslt/hipblaslt\.h:(\d+)\)", fix["note"])
+        assert len(named) == 1, cuda
+        function, line = named[0]
+        assert function + "(" in header[int(line) - 1], (cuda, function, line)
+        assert not any(re.search(rf"\b{cuda.replace('cublasLt', 'hipblasLt')}\b", text) for text in header), cuda

@@ -984,6 +984,29 @@ HIP_FIXES: dict[str, dict[str, dict[str, str | None]]] = {
                     "declares const char* hipblasStatusToString(hipblasStatus_t).",
         },
     },
+    "cublaslt": {
+        # cuBLASLt's *Init functions fill a descriptor the caller allocates (a *Opaque_t variable,
+        # cublasLt.h); hipBLASLt 6.4 has none (hipblaslt/hipblaslt.h declares only the *Create /
+        # *Destroy pairs, which allocate the descriptor). The note goes into HP2001's message.
+        **{cuda: {
+            "note": f"hipBLASLt has no {cuda[len('cublasLt'):]}, which fills a descriptor in the caller's memory: "
+                    f"declare a {handle} and create it with {create}({arguments}) "
+                    f"(hipblaslt/hipblaslt.h:{line}), then release it with {create[:-len('Create')]}Destroy",
+        } for cuda, handle, create, arguments, line in (
+            ("cublasLtMatrixLayoutInit", "hipblasLtMatrixLayout_t", "hipblasLtMatrixLayoutCreate",
+             "&desc, type, rows, cols, ld", 469),
+            ("cublasLtMatmulDescInit", "hipblasLtMatmulDesc_t", "hipblasLtMatmulDescCreate",
+             "&desc, computeType, scaleType", 573),
+            ("cublasLtMatmulPreferenceInit", "hipblasLtMatmulPreference_t", "hipblasLtMatmulPreferenceCreate",
+             "&desc", 674),
+            ("cublasLtMatrixTransformDescInit", "hipblasLtMatrixTransformDesc_t",
+             "hipblasLtMatrixTransformDescCreate", "&desc, scaleType", 896))},
+        "cublasLtMatmulAlgoInit": {
+            "note": "hipBLASLt has no MatmulAlgoInit (no algorithm ids to build one from): take a "
+                    "hipblasLtMatmulAlgo_t from hipblasLtMatmulAlgoGetHeuristic's results "
+                    "(hipblaslt/hipblaslt.h:801), or pass NULL to hipblasLtMatmul for its own choice",
+        },
+    },
     "cufft": {
         **{cuda: {
             "hip": "hip" + cuda[2:],
