@@ -376,10 +376,14 @@ def _rewrite_call(ctx: _FileContext, node: tree_sitter.Node, rewrites, hip: byte
                   point: tuple[int, int] = (0, 0)) -> bytes | None:
     """Apply the :class:`~hipport.rules.CallRewrite` entries of the function named at ``node``;
     returns the name the function gets (``hip`` unless an argument-count entry applies). Each
-    rewrite applied is recorded in ``call_rewrites`` (``name`` at the 0-based ``point``)."""
+    rewrite applied is recorded in ``call_rewrites`` (``name`` at the 0-based ``point``). A wrap
+    whose argument is not written in the call (fewer arguments: a macro supplies the list) is
+    reported as HP2010 with the entry's ``unwrapped`` text, once per call. Under ``--target-libs
+    roc`` the wraps of a family with a ROCm library are left out (they name hip* types)."""
     arguments = _call_arguments(node)
     if arguments is None:
         return hip
+    reported_unwrapped = False
     for rewrite in rewrites:
         if rewrite.differs or rewrite.narrower:
             continue  # reported by hipport.signatures
@@ -389,7 +393,15 @@ def _rewrite_call(ctx: _FileContext, node: tree_sitter.Node, rewrites, hip: byte
                 ctx.result.call_rewrites.append(
                     (name, f"the {rewrite.arguments}-argument form becomes {rewrite.hip}", point[0] + 1, point[1] + 1))
             continue
+        if ctx.rules.target_libs == "roc" and _has_roc_library(ctx, rewrite.cuda):
+            continue
         if rewrite.argument >= len(arguments):
+            if rewrite.unwrapped and not reported_unwrapped:
+                mapping = ctx.rules.identifiers.get(rewrite.cuda)
+                ctx.report("signature-differs", point, name=rewrite.cuda,
+                           hip=(ctx.rules.target(mapping)[0] if mapping is not None else None) or "",
+                           what=rewrite.unwrapped)
+                reported_unwrapped = True
             continue
         argument = arguments[rewrite.argument]
         text = ctx.text(argument).decode("utf-8", "replace")
@@ -402,6 +414,14 @@ def _rewrite_call(ctx: _FileContext, node: tree_sitter.Node, rewrites, hip: byte
         ctx.result.call_rewrites.append(
             (name, f"argument {rewrite.argument + 1} becomes {rewrite.wrap.replace('{}', text)}", point[0] + 1, point[1] + 1))
     return hip
+
+
+def _has_roc_library(ctx: _FileContext, cuda: str) -> bool:
+    """The CUDA function ``cuda`` belongs to a family with a ROCm library (rocBLAS...), whose
+    functions ``--target-libs roc`` ports it to."""
+    mapping = ctx.rules.identifiers.get(cuda)
+    family = ctx.rules.families.get(mapping.family) if mapping is not None else None
+    return family is not None and bool(family.roc_library)
 
 
 def _qualified_by_a_scope(node: tree_sitter.Node) -> bool:

@@ -235,7 +235,10 @@ class CallRewrite:
     ``differs`` / ``narrower`` say how the HIP function's parameters differ from CUDA's (every
     call is reported, or with ``arguments`` only calls with that many arguments; a ``narrower``
     entry's ``positions`` name the narrower parameters, 0-based, and a call passing NULL,
-    ``nullptr`` or 0 at all of them is not reported; see :mod:`hipport.signatures`).
+    ``nullptr`` or 0 at all of them is not reported; see :mod:`hipport.signatures`). A ``wrap``
+    entry with ``unwrapped`` reports HP2010 (signature-differs) with that text for a call that
+    has too few arguments written to wrap (a macro that expands to the argument list), once per
+    call; under ``--target-libs roc`` a wrap entry of a family with a ROCm library is not applied.
     """
 
     cuda: str
@@ -250,6 +253,7 @@ class CallRewrite:
     differs: str = ""
     narrower: str = ""
     positions: tuple[int, ...] = ()
+    unwrapped: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -720,7 +724,7 @@ def _from_cache(path: Path, cached: dict) -> RuleFileContent:
         [Construct(*fields, path=where, line=line) for *fields, line in cached["constructs"]],
         Family(*family[:5], path=where, versions_of=family[5], cpp_namespace=family[6]) if family else None,
         [CallRewrite(c[0], c[1], c[2], tuple(c[3]), *c[4:7], path=where, line=c[7], differs=c[8], narrower=c[9],
-                     positions=tuple(c[10]))
+                     positions=tuple(c[10]), unwrapped=c[11])
          for c in cached["calls"]],
         [GroupMember(m[0], tuple(m[1]), *m[2:7], path=where, line=m[7], const_instead=m[8]) for m in cached["members"]],
     )
@@ -740,7 +744,7 @@ def _to_cache(content: RuleFileContent) -> dict:
         "ptx": [[p.match, p.hip, p.note, p.line] for p in content.ptx],
         "constructs": [[c.name, c.check, c.where, c.line] for c in content.constructs],
         "calls": [[c.cuda, c.argument, c.wrap, list(c.unless), c.arguments, c.hip, c.note, c.line, c.differs, c.narrower,
-                   list(c.positions)]
+                   list(c.positions), c.unwrapped]
                   for c in content.calls],
         "members": [[m.cuda, list(m.of), m.status, m.hip, m.instead, m.note, m.family, m.line, m.const_instead]
                     for m in content.members],

@@ -666,7 +666,12 @@ def classify(stderr: str, report: Report, unit: str) -> tuple[str, list[ErrorRes
     that stands on the earlier error's line: clang's recovery, e.g. ``unknown type name
     'cudaLaunchAttribute'; did you mean 'hipLaunchAttributeID'?`` (explained) and then ``member
     reference base type 'hipLaunchAttributeID' is not a structure or union`` on each use.
-    Its ``explained_by`` reads ``consequence of <finding>``.
+    Its ``explained_by`` reads ``consequence of <finding>``. Likewise an error on a later line of
+    a call (or any parenthesised expression) that is still open there, when an explained error
+    stands on the line that opened it: clang's recovery from the call's first line (``use of
+    undeclared identifier 'cublasLtMatrixLayoutInit'; did you mean 'hipblasLtMatrixLayoutCreate'?``)
+    continues with errors on its argument lines (``cannot initialize a parameter of type ...``),
+    see :func:`open_paren_lines`.
 
     A compile that failed without any parsable error (killed, crashed) is ``unexplained`` with
     the last line of its output as message."""
@@ -674,6 +679,7 @@ def classify(stderr: str, report: Report, unit: str) -> tuple[str, list[ErrorRes
     results: list[ErrorResult] = []
     first: ErrorResult | None = None
     explained_names: dict[str, str] = {}  # name -> the explaining finding of an earlier error
+    explained_lines: dict[tuple[str, int], str] = {}  # (OUT file, line) of an explained error -> its finding
     for d in diags:
         found = explain(d, report)
         rel = _display(report, d.file)
@@ -682,8 +688,13 @@ def classify(stderr: str, report: Report, unit: str) -> tuple[str, list[ErrorRes
         if found:
             for name in _quoted_names(d.message) | set(_IDENT_RE.findall(e.source_line)):
                 explained_names.setdefault(name, e.explained_by[0])
+            if d.file is not None and d.line is not None:
+                explained_lines.setdefault((d.file, d.line), e.explained_by[0])
         else:
             cause = next((explained_names[n] for n in sorted(_quoted_names(d.message)) if n in explained_names), None)
+            if cause is None and d.file is not None and d.line is not None:
+                opened = open_paren_lines(_file_lines(report.out, report.rel_out(d.file)), d.line)
+                cause = next((explained_lines[(d.file, k)] for k in opened if (d.file, k) in explained_lines), None)
             if cause:
                 e.explained_by = [f"consequence of {cause}"]
         results.append(e)
@@ -697,6 +708,43 @@ def classify(stderr: str, report: Report, unit: str) -> tuple[str, list[ErrorRes
 
 
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: String and character literals and // comments: their parentheses do not count.
+_NOT_CODE_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|//.*')
+#: How far back :func:`open_paren_lines` looks for the line that opened a call.
+OPEN_CALL_LOOKBACK = 40
+
+
+def _file_lines(out: Path, rel: str | None) -> list[str]:
+    """The lines of OUT file ``rel`` (empty when it is outside OUT or unreadable)."""
+    if rel is None:
+        return []
+    try:
+        return (out / rel).read_bytes().decode("utf-8", "replace").split("\n")
+    except OSError:
+        return []
+
+
+def open_paren_lines(lines: Sequence[str], line: int) -> list[int]:
+    """The 1-based lines before ``line`` that opened a parenthesis still open where ``line``
+    starts, innermost first: for line 3 of ``f(a,\n  g(b,\n     c));`` that is [2, 1]. The
+    walk back stops at a line that ends an earlier statement or block (``;``, ``{`` or ``}``
+    with no parenthesis of it still open) or after :data:`OPEN_CALL_LOOKBACK` lines; literals and
+    // comments are left out of the count (/* */ comments are not, a rare miscount that can only
+    stop the walk early or name one more line)."""
+    found: list[int] = []
+    depth = 0  # parentheses opened minus closed from the walked line to the end of line - 1
+    peak = 0  # the largest depth of the lines walked so far
+    for k in range(line - 1, max(0, line - 1 - OPEN_CALL_LOOKBACK), -1):
+        if k > len(lines):
+            continue
+        code = _NOT_CODE_RE.sub("", lines[k - 1])
+        depth += code.count("(") - code.count(")")
+        if depth > peak:
+            found.append(k)
+            peak = depth
+        elif depth <= 0 and any(c in code for c in ";{}"):
+            break
+    return found
 _NOT_NAMES = frozenset("""auto bool char char16_t char32_t const double float int long short signed unsigned void
     volatile struct class union enum typename template operator size_t std""".split())
 

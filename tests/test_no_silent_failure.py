@@ -423,3 +423,41 @@ def test_errors_in_code_a_cuda_version_test_selects(tmp_path):
     assert cause(6, "use of undeclared identifier 'set_count'") == ["HP1209 main.cu:1"]
     assert cause(6, "use of undeclared identifier 'other'") == []
     assert cause(7, "expected ';'") == []
+
+
+def test_errors_on_the_later_lines_of_a_call_whose_first_line_is_explained(tmp_path):
+    """clang's "did you mean" recovery on a call's first line (explained by its finding) goes on
+    with errors on the call's argument lines: consequences of that finding. An error on the next
+    statement, whose line opens no parenthesis left open, stays unexplained."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir(), out.mkdir()
+    code = ("void f(Layout a, int r) {\n"
+            "  status = layoutInitOld(\n"
+            "    &a, kind, r > 0 ? r : 1,\n"
+            "    \"(\", r);\n"
+            "  other(&a);\n"
+            "}\n")
+    (src / "main.cu").write_text(code)
+    (out / "main.hip").write_text(code)
+    report_json = {"files": [{"path": "main.cu", "output": "main.hip"}],
+                   "findings": [{"path": "main.cu", "line": 2, "rule_id": "HP2001", "severity": "error"}]}
+    (out / "hipport-report.json").write_text(json.dumps(report_json))
+    report = nsf.Report(src, out)
+    main = out / "main.hip"
+    stderr = (f"{main}:2:12: error: use of undeclared identifier 'layoutInitOld'; did you mean 'layoutCreate'?\n"
+              f"{main}:3:5: error: cannot initialize a parameter of type 'Layout *' with an rvalue of type 'Opaque *'\n"
+              f"{main}:4:5: error: no viable conversion from 'const char[2]' to 'int'\n"
+              f"{main}:5:3: error: cannot initialize a parameter of type 'Layout *' with an rvalue of type 'Opaque *'\n")
+    status, errors, first = nsf.classify(stderr, report, "main.hip")
+    assert [(e.line, e.explained_by) for e in errors] == [
+        (2, ["HP2001 main.cu:2"]), (3, ["consequence of HP2001 main.cu:2"]),
+        (4, ["consequence of HP2001 main.cu:2"]), (5, [])]
+    assert status == "unexplained" and first is errors[3]
+
+
+def test_open_paren_lines():
+    lines = ["x = 1;", "  s = f(a,", '   g(b, ")(",', "     c));", "y;"]
+    assert nsf.open_paren_lines(lines, 4) == [3, 2]
+    assert nsf.open_paren_lines(lines, 3) == [2]
+    assert nsf.open_paren_lines(lines, 5) == []  # the call closed on line 4
+    assert nsf.open_paren_lines(lines, 2) == []  # line 1 ends a statement

@@ -81,12 +81,12 @@ UPSTREAM = {
 #: hiplibxt.h's descriptors, the 2 copy-type names unsupported). cuda_driver: 21 JIT option, cache-mode and fallback names
 #: HIPIFY lacks get hip/linker_types.h's, and cuuint32_t/cuuint64_t (not in HIPIFY's table) are added.
 COUNTS = {
-    "cub": (71, 17, None, 60), "cublas": (981, 760, 755, 4), "cublaslt": (494, 85, None, 1),
+    "cub": (71, 17, None, 60), "cublas": (981, 823, 755, 4), "cublaslt": (494, 85, None, 1),
     "cucomplex": (26, 26, None, 1), "cuda_device": (818, 558, None, 15), "cuda_driver": (2010, 1141, None, 6),
     "cuda_runtime": (1436, 934, None, 15), "cudnn": (1160, 267, 555, 1), "cufft": (158, 124, None, 4),
     "curand": (151, 117, 111, 13), "cusolver": (746, 344, 29, 6), "cusparse": (859, 684, 612, 2),
     "nvrtc": (36, 27, None, 1), "nccl": (88, 77, None, 1), "thrust": (2, 2, None, 71),
-    "libcudacxx": (0, 0, None, 52), "cuda_macros": (11, 11, None, 0), "cooperative_groups": (6, 0, None, 4),
+    "libcudacxx": (0, 0, None, 52), "cuda_macros": (12, 12, None, 0), "cooperative_groups": (6, 0, None, 4),
     "nvtx": (60, 9, None, 8),
 }
 

@@ -63,7 +63,6 @@ def test_signature_differences_are_reported(tmp_path):
         "8:3 HP2010 cusparseSpSM_solve",
         "10:3 HP2010 cudaMalloc3DArray",  # three arguments; the four-argument call on line 11 is fine
         "12:3 HP2010 cusparseScsr2gebsr_bufferSize",
-        "15:3 HP2010 cublasHgemm",
         "18:3 HP2011 nvrtcCreateProgram",
         "19:3 HP2011 nvrtcCreateProgram",
     ]
@@ -86,7 +85,7 @@ def test_roc_target_libraries_are_not_described_by_the_hip_entries(tmp_path):
 def test_every_entry_names_a_mapped_function():
     rules = default_rules()
     entries = [c for calls in rules.calls.values() for c in calls if c.differs or c.narrower]
-    assert len(entries) == 56
+    assert len(entries) == 50
     for entry in entries:
         mapping = rules.identifiers[entry.cuda]
         assert mapping.kind == "function" and mapping.hip, entry.cuda
@@ -94,12 +93,13 @@ def test_every_entry_names_a_mapped_function():
 
 def test_reported_lines_are_the_lines_clang_rejects(tmp_path, toolchain, amd_library_include):
     """The port fails for gfx90a on the HP2010 lines and on the HP2011 line whose argument is an
-    array of const pointers (line 18), and nowhere else."""
+    array of const pointers (line 18), and nowhere else (the cublasHgemm call of line 15 has its
+    __half pointers cast, rules/calls.yaml)."""
     out, findings = _convert(tmp_path, PROGRAM)
     with pytest.raises(CompileError) as failure:
         toolchain.compile_amd(out / "calls.cpp", tmp_path / "calls.o", ["gfx90a"], ["-w"])
     errors = {int(m.group(1)) for m in re.finditer(r"^[^\n:]*calls\.cpp:(\d+):\d+: error:", failure.value.stderr, re.M)}
-    assert errors == {f["line"] for f in findings if f["rule_id"] == "HP2010"} | {18} == {8, 10, 12, 15, 18}
+    assert errors == {f["line"] for f in findings if f["rule_id"] == "HP2010"} | {18} == {8, 10, 12, 18}
 
 
 def _load_tool():
@@ -123,7 +123,7 @@ def test_compare_signatures_finds_nothing_the_data_lacks(toolchain):
     recorded = {c.cuda for entries in rules.calls.values() for c in entries if c.differs or c.narrower}
     assert found <= recorded
     assert result["compared"] > 400
-    assert data_dir("rules").joinpath("calls.yaml").read_text().count("differs:") == 38
+    assert data_dir("rules").joinpath("calls.yaml").read_text().count("differs:") == 32
 
 
 def test_explain_shows_the_difference():

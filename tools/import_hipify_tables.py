@@ -952,10 +952,73 @@ HIP_FIXES: dict[str, dict[str, dict[str, str | None]]] = {
                     "(hipblas-common.h:43); rocBLAS 6.4's only memory status, "
                     "rocblas_status_memory_error, is CUBLAS_STATUS_ALLOC_FAILED's.",
         },
+        # CUDA 12's ILP64 functions (int64_t sizes, cublas_api.h) whose 32-bit form HIPIFY maps
+        # to hipblasX: hipBLAS 6.4's hipblas/hipblas.h declares hipblasX_64 with the same
+        # arguments, their sizes int64_t (found by looking up each unmapped *_64 row's
+        # 32-bit HIP name + "_64" there; tests/test_rule_families.py checks each is declared).
+        **_hip_declares([
+            ("cublasChemm_64", "hipblasChemm_v2_64"), ("cublasChemm_v2_64", "hipblasChemm_v2_64"),
+            ("cublasCsymm_64", "hipblasCsymm_v2_64"), ("cublasCsymm_v2_64", "hipblasCsymm_v2_64"),
+            ("cublasCsyr2k_64", "hipblasCsyr2k_v2_64"), ("cublasCsyr2k_v2_64", "hipblasCsyr2k_v2_64"),
+            ("cublasCsyrk_64", "hipblasCsyrk_v2_64"), ("cublasCsyrk_v2_64", "hipblasCsyrk_v2_64"),
+            ("cublasCsyrkx_64", "hipblasCsyrkx_v2_64"), ("cublasCtrmm_64", "hipblasCtrmm_v2_64"),
+            ("cublasCtrmm_v2_64", "hipblasCtrmm_v2_64"), ("cublasCtrsm_64", "hipblasCtrsm_v2_64"),
+            ("cublasCtrsm_v2_64", "hipblasCtrsm_v2_64"), ("cublasDsymm_64", "hipblasDsymm_64"),
+            ("cublasDsymm_v2_64", "hipblasDsymm_64"), ("cublasDsyr2k_64", "hipblasDsyr2k_64"),
+            ("cublasDsyr2k_v2_64", "hipblasDsyr2k_64"), ("cublasDsyrk_64", "hipblasDsyrk_64"),
+            ("cublasDsyrk_v2_64", "hipblasDsyrk_64"), ("cublasDsyrkx_64", "hipblasDsyrkx_64"),
+            ("cublasDtrmm_64", "hipblasDtrmm_64"), ("cublasDtrmm_v2_64", "hipblasDtrmm_64"),
+            ("cublasDtrsm_64", "hipblasDtrsm_64"), ("cublasDtrsm_v2_64", "hipblasDtrsm_64"),
+            ("cublasSsymm_64", "hipblasSsymm_64"), ("cublasSsymm_v2_64", "hipblasSsymm_64"),
+            ("cublasSsyr2k_64", "hipblasSsyr2k_64"), ("cublasSsyr2k_v2_64", "hipblasSsyr2k_64"),
+            ("cublasSsyrk_64", "hipblasSsyrk_64"), ("cublasSsyrk_v2_64", "hipblasSsyrk_64"),
+            ("cublasSsyrkx_64", "hipblasSsyrkx_64"), ("cublasStrmm_64", "hipblasStrmm_64"),
+            ("cublasStrmm_v2_64", "hipblasStrmm_64"), ("cublasStrsm_64", "hipblasStrsm_64"),
+            ("cublasStrsm_v2_64", "hipblasStrsm_64"), ("cublasZhemm_64", "hipblasZhemm_v2_64"),
+            ("cublasZhemm_v2_64", "hipblasZhemm_v2_64"), ("cublasZsymm_64", "hipblasZsymm_v2_64"),
+            ("cublasZsymm_v2_64", "hipblasZsymm_v2_64"), ("cublasZsyr2k_64", "hipblasZsyr2k_v2_64"),
+            ("cublasZsyr2k_v2_64", "hipblasZsyr2k_v2_64"), ("cublasZsyrk_64", "hipblasZsyrk_v2_64"),
+            ("cublasZsyrk_v2_64", "hipblasZsyrk_v2_64"), ("cublasZsyrkx_64", "hipblasZsyrkx_v2_64"),
+            ("cublasZtrmm_64", "hipblasZtrmm_v2_64"), ("cublasZtrmm_v2_64", "hipblasZtrmm_v2_64"),
+            ("cublasZtrsm_64", "hipblasZtrsm_v2_64"), ("cublasZtrsm_v2_64", "hipblasZtrsm_v2_64"),
+            ("cublasCdgmm_64", "hipblasCdgmm_v2_64"), ("cublasCgeam_64", "hipblasCgeam_v2_64"),
+            ("cublasCtrsmBatched_64", "hipblasCtrsmBatched_v2_64"), ("cublasDdgmm_64", "hipblasDdgmm_64"),
+            ("cublasDgeam_64", "hipblasDgeam_64"), ("cublasDtrsmBatched_64", "hipblasDtrsmBatched_64"),
+            ("cublasGemmBatchedEx_64", "hipblasGemmBatchedEx_v2_64"),
+            ("cublasGemmEx_64", "hipblasGemmEx_v2_64"),
+            ("cublasGemmStridedBatchedEx_64", "hipblasGemmStridedBatchedEx_v2_64"),
+            ("cublasSdgmm_64", "hipblasSdgmm_64"), ("cublasSgeam_64", "hipblasSgeam_64"),
+            ("cublasStrsmBatched_64", "hipblasStrsmBatched_64"), ("cublasZdgmm_64", "hipblasZdgmm_v2_64"),
+            ("cublasZgeam_64", "hipblasZgeam_v2_64"),
+            ("cublasZtrsmBatched_64", "hipblasZtrsmBatched_v2_64"),
+        ], header="hipblas/hipblas.h", why=", the int64_t-size form of its 32-bit counterpart"),
         "cublasGetStatusString": {
             "hip": "hipblasStatusToString",
             "note": "HIPIFY's table lists no HIP name; hipBLAS 6.4's hipblas/hipblas.h:35871 "
                     "declares const char* hipblasStatusToString(hipblasStatus_t).",
+        },
+    },
+    "cublaslt": {
+        # cuBLASLt's *Init functions fill a descriptor the caller allocates (a *Opaque_t variable,
+        # cublasLt.h); hipBLASLt 6.4 has none (hipblaslt/hipblaslt.h declares only the *Create /
+        # *Destroy pairs, which allocate the descriptor). The note goes into HP2001's message.
+        **{cuda: {
+            "note": f"hipBLASLt has no {cuda[len('cublasLt'):]}, which fills a descriptor in the caller's memory: "
+                    f"declare a {handle} and create it with {create}({arguments}) "
+                    f"(hipblaslt/hipblaslt.h:{line}), then release it with {create[:-len('Create')]}Destroy",
+        } for cuda, handle, create, arguments, line in (
+            ("cublasLtMatrixLayoutInit", "hipblasLtMatrixLayout_t", "hipblasLtMatrixLayoutCreate",
+             "&desc, type, rows, cols, ld", 469),
+            ("cublasLtMatmulDescInit", "hipblasLtMatmulDesc_t", "hipblasLtMatmulDescCreate",
+             "&desc, computeType, scaleType", 573),
+            ("cublasLtMatmulPreferenceInit", "hipblasLtMatmulPreference_t", "hipblasLtMatmulPreferenceCreate",
+             "&desc", 674),
+            ("cublasLtMatrixTransformDescInit", "hipblasLtMatrixTransformDesc_t",
+             "hipblasLtMatrixTransformDescCreate", "&desc, scaleType", 896))},
+        "cublasLtMatmulAlgoInit": {
+            "note": "hipBLASLt has no MatmulAlgoInit (no algorithm ids to build one from): take a "
+                    "hipblasLtMatmulAlgo_t from hipblasLtMatmulAlgoGetHeuristic's results "
+                    "(hipblaslt/hipblaslt.h:801), or pass NULL to hipblasLtMatmul for its own choice",
         },
     },
     "cufft": {
