@@ -40,6 +40,8 @@ from .register_keyword import analyze_register_keyword
 from .handle_types import analyze_handle_types
 from .group_shuffles import analyze_group_shuffles
 from .half_bfloat16 import analyze_half_bfloat16
+from .host_api import (analyze_context_create_params, analyze_dim3_from_make_uint3, analyze_initialised_vlas,
+                       analyze_struct_member_spellings, analyze_unported_case_labels)
 from .signatures import report_signatures
 from .overloads import analyze_overloads
 from .group_members import analyze_group_members
@@ -827,6 +829,11 @@ def analyze_file(
     analyze_handle_types(ctx)
     analyze_group_shuffles(ctx)
     analyze_half_bfloat16(ctx)
+    analyze_unported_case_labels(ctx)
+    analyze_context_create_params(ctx)
+    analyze_struct_member_spellings(ctx)
+    analyze_dim3_from_make_uint3(ctx)
+    analyze_initialised_vlas(ctx)
     if is_cuda_unit and (not headers & RUNTIME_HEADERS or _tree_header_before_runtime(ctx, resolve_header)):
         _insert_runtime_include(ctx)
         ctx.result.uses_cuda = True
