@@ -270,14 +270,19 @@ def analyze_struct_member_spellings(ctx: "_FileContext") -> None:
 
 
 def analyze_dim3_from_make_uint3(ctx: "_FileContext") -> None:
-    """``make_uint3(...)`` assigned to a variable declared ``dim3`` (in the enclosing function,
-    else at file scope) or initialising one becomes ``dim3(...)``; other uses are left alone."""
+    """``make_uint3(x, y, z)`` (three arguments) assigned to a variable declared ``dim3`` (in the
+    enclosing function, else at file scope) or initialising one becomes ``dim3(x, y, z)``; other
+    uses (a launch configuration, helper_math.h's one- and two-argument overloads, whose
+    meaning dim3's constructor does not share) are left alone."""
     if b"make_uint3" not in ctx.source or b"dim3" not in ctx.source:
         return
     for call in list(_descendants(ctx.root, "call_expression")):
         function = call.child_by_field_name("function")
         if function is None or ctx.text(function) != b"make_uint3":
             continue
+        arguments = call.child_by_field_name("arguments")
+        if arguments is None or len([a for a in arguments.named_children if a.type != "comment"]) != 3:
+            continue  # helper_math.h's make_uint3(s) is (s, s, s), dim3(s) is (s, 1, 1)
         parent = call.parent
         target = None
         if parent.type == "assignment_expression" and parent.child_by_field_name("right") == call:

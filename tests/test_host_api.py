@@ -84,5 +84,8 @@ def test_an_initialised_vla_is_reported_and_constant_sizes_are_not(tmp_path):
 def test_make_uint3_on_other_targets_is_left_alone(tmp_path):
     ported, _ = convert(tmp_path, "#include <cuda_runtime.h>\n"
                         "void f(dim3* out) {\n  uint3 u;\n  u = make_uint3(1, 2, 3);\n"
-                        "  dim3 d = make_uint3(4, 5, 6);\n  *out = d;\n  (void)u;\n}\n")
+                        "  dim3 d = make_uint3(4, 5, 6);\n  *out = d;\n  (void)u;\n}\n"
+                        "uint3 make_uint3(unsigned s) { return make_uint3(s, s, s); }\n"
+                        "void g(dim3* out) {\n  dim3 e;\n  e = make_uint3(7u);\n  *out = e;\n}\n")
     assert "u = make_uint3(1, 2, 3);" in ported and "dim3 d = dim3(4, 5, 6);" in ported
+    assert "e = make_uint3(7u);" in ported
