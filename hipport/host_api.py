@@ -13,8 +13,9 @@ Each pass reads one parsed file (its CUDA text, before renaming) and adds edits 
   argument is NULL or the address of a local ``CUctxCreateParams`` initialised empty and used
   nowhere else (its declaration is removed too); otherwise the call is reported.
 - :func:`analyze_struct_member_spellings` (HP2052): a member CUDA and HIP spell differently
-  (``rules/hip_headers/struct_members.yaml``) is renamed where the object's declared type is
-  that struct, else reported.
+  (``rules/hip_headers/struct_members.yaml``: ``requestedHandleTypes``, ``hUploadStream``,
+  ``gridDimX`` -> ``gridDim.x``...) is renamed where the object's declared type is that struct,
+  else reported when the file names the struct at all.
 - :func:`analyze_dim3_from_make_uint3` (no finding): ``d = make_uint3(x, y, z)`` on a variable
   declared ``dim3``, or initialising one: CUDA's ``dim3`` converts
   from ``uint3`` (vector_types.h, ``dim3(uint3 v)``), HIP 6.4's does not (hip/amd_detail/
@@ -264,7 +265,9 @@ def analyze_struct_member_spellings(ctx: "_FileContext") -> None:
             ctx.result.edits.append(Edit(member.start_byte, member.end_byte, entry["hip"].encode()))
             ctx.result.references_rewritten += 1
             continue
-        first = entries[0]
+        first = next((e for e in entries if any(t.encode() in ctx.source for t in e["cuda_types"])), None)
+        if first is None:
+            continue  # the file never names the struct: the project's own member of that name
         ctx.report("struct-member-spelling", member, name=first["cuda"], hip=first["hip"],
                    struct=first["hip_type"], header=first["hip_header"])
 

@@ -19,7 +19,7 @@ PORTED = FIXTURES / "hostside" / "expected" / "host_api.cpp"
 def convert(tmp_path: Path, code: str | None = None, name: str = "x.cpp") -> tuple[str, list[str]]:
     """Port one file; returns the port and its findings as "line:column ID message"."""
     source_dir = tmp_path / "src"
-    source_dir.mkdir()
+    source_dir.mkdir(parents=True)
     (source_dir / name).write_text(INPUT.read_text() if code is None else code)
     convert_tree(source_dir, tmp_path / "out", ConvertOptions())
     report = json.loads((tmp_path / "out" / "hipport-report.json").read_text())
@@ -66,6 +66,11 @@ def test_a_member_of_unknown_type_is_reported(tmp_path):
     assert findings == [
         "3:29 HP2052 requestedHandleTypes: hipMemAllocationProp spells this member requestedHandleType "
         "(hip/hip_runtime_api.h:1582); the object's type is not known here, so it was left unchanged"]
+    # a file that never names the struct: the member is the project's own, nothing is reported
+    ported, findings = convert(tmp_path / "own", "struct Launch { unsigned gridDimX; };\n"
+                               "struct Holder { Launch l; };\n"
+                               "void f(Holder* h) { h->l.gridDimX = 2; }\n")
+    assert "h->l.gridDimX = 2;" in ported and findings == []
 
 
 def test_an_initialised_vla_is_reported_and_constant_sizes_are_not(tmp_path):
