@@ -236,7 +236,9 @@ class CallRewrite:
     ``differs`` / ``narrower`` say how the HIP function's parameters differ from CUDA's (every
     call is reported, or with ``arguments`` only calls with that many arguments; a ``narrower``
     entry's ``positions`` name the narrower parameters, 0-based, and a call passing NULL,
-    ``nullptr`` or 0 at all of them is not reported; see :mod:`hipport.signatures`).
+    ``nullptr`` or 0 at all of them is not reported; a ``differs`` entry's ``positions`` name
+    CUDA-only parameters HIP lacks, and a call passing NULL, ``nullptr`` or 0 at all of them has
+    those arguments dropped instead of being reported; see :mod:`hipport.signatures`).
     """
 
     cuda: str

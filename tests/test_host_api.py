@@ -56,6 +56,15 @@ def test_params_with_content_are_reported(tmp_path):
         "has no such parameter (hipCtxCreate(hipCtx_t*, unsigned int flags, hipDevice_t), hip/hip_runtime_api.h)"]
 
 
+def test_an_occupancy_callback_is_reported(tmp_path):
+    ported, findings = convert(tmp_path, "#include <cuda.h>\n"
+                               "int f(CUfunction fn, CUoccupancyB2DSize cb) {\n  int g = 0, b = 0;\n"
+                               "  cuOccupancyMaxPotentialBlockSize(&g, &b, fn, cb, 0, 0);\n  return g + b;\n}\n")
+    assert "hipModuleOccupancyMaxPotentialBlockSize(&g, &b, fn, cb, 0, 0);" in ported
+    assert [f.split(" is ported")[0] for f in findings if " HP2010 " in f] == [
+        "4:3 HP2010 cuOccupancyMaxPotentialBlockSize"]
+
+
 def test_a_member_of_unknown_type_is_reported(tmp_path):
     ported, findings = convert(tmp_path, "#include <cuda.h>\n"
                                "struct Pool { CUmemAllocationProp prop; };\n"
