@@ -46,7 +46,9 @@ from .register_keyword import analyze_register_keyword
 from .handle_types import analyze_handle_types
 from .group_shuffles import analyze_group_shuffles
 from .half_bfloat16 import analyze_half_bfloat16
-from .signatures import report_signatures
+from .host_api import (analyze_context_create_params, analyze_dim3_from_make_uint3, analyze_initialised_vlas,
+                       analyze_struct_member_spellings, analyze_unported_case_labels)
+from .signatures import NULL_ARGUMENTS, report_signatures
 from .overloads import analyze_overloads
 from .group_members import analyze_group_members
 from .warp import MaskNames, WarpTree, analyze_warps
@@ -372,6 +374,19 @@ def _call_arguments(node: tree_sitter.Node) -> list[tree_sitter.Node] | None:
     return [child for child in arguments.named_children if child.type != "comment"]
 
 
+def _drop_arguments(ctx: _FileContext, arguments: list[tree_sitter.Node], positions: tuple[int, ...]) -> None:
+    """Delete the call arguments at the 0-based ``positions`` with the comma that separates each
+    from the next argument (from the previous one for the last)."""
+    for position in positions:
+        if position + 1 < len(arguments):
+            start, end = arguments[position].start_byte, arguments[position + 1].start_byte
+        elif position > 0:
+            start, end = arguments[position - 1].end_byte, arguments[position].end_byte
+        else:
+            start, end = arguments[position].start_byte, arguments[position].end_byte
+        ctx.result.edits.append(Edit(start, end, b""))
+
+
 def _rewrite_call(ctx: _FileContext, node: tree_sitter.Node, rewrites, hip: bytes | None, name: str = "",
                   point: tuple[int, int] = (0, 0)) -> bytes | None:
     """Apply the :class:`~hipport.rules.CallRewrite` entries of the function named at ``node``;
@@ -385,6 +400,14 @@ def _rewrite_call(ctx: _FileContext, node: tree_sitter.Node, rewrites, hip: byte
         return hip
     reported_unwrapped = False
     for rewrite in rewrites:
+        if (rewrite.differs and rewrite.positions and max(rewrite.positions) < len(arguments)
+                and (rewrite.arguments is None or rewrite.arguments == len(arguments))
+                and all(ctx.text(arguments[p]).strip() in NULL_ARGUMENTS for p in rewrite.positions)):
+            _drop_arguments(ctx, arguments, rewrite.positions)
+            ctx.result.call_rewrites.append(
+                (name, f"argument(s) {', '.join(str(p + 1) for p in rewrite.positions)} (NULL, a parameter HIP lacks) dropped",
+                 point[0] + 1, point[1] + 1))
+            continue
         if rewrite.differs or rewrite.narrower:
             continue  # reported by hipport.signatures
         if rewrite.hip is not None:
@@ -873,6 +896,11 @@ def analyze_file(
     analyze_handle_types(ctx)
     analyze_group_shuffles(ctx)
     analyze_half_bfloat16(ctx)
+    analyze_unported_case_labels(ctx)
+    analyze_context_create_params(ctx)
+    analyze_struct_member_spellings(ctx)
+    analyze_dim3_from_make_uint3(ctx)
+    analyze_initialised_vlas(ctx)
     if is_cuda_unit and (not headers & RUNTIME_HEADERS or _tree_header_before_runtime(ctx, resolve_header)):
         _insert_runtime_include(ctx)
         ctx.result.uses_cuda = True

@@ -235,7 +235,9 @@ class CallRewrite:
     ``differs`` / ``narrower`` say how the HIP function's parameters differ from CUDA's (every
     call is reported, or with ``arguments`` only calls with that many arguments; a ``narrower``
     entry's ``positions`` name the narrower parameters, 0-based, and a call passing NULL,
-    ``nullptr`` or 0 at all of them is not reported; see :mod:`hipport.signatures`). A ``wrap``
+    ``nullptr`` or 0 at all of them is not reported; a ``differs`` entry's ``positions`` name
+    CUDA-only parameters HIP lacks, and a call passing NULL, ``nullptr`` or 0 at all of them has
+    those arguments dropped instead of being reported; see :mod:`hipport.signatures`). A ``wrap``
     entry with ``unwrapped`` reports HP2010 (signature-differs) with that text for a call that
     has too few arguments written to wrap (a macro that expands to the argument list), once per
     call; under ``--target-libs roc`` a wrap entry of a family with a ROCm library is not applied.
@@ -327,6 +329,10 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "cutil-api": frozenset({"name", "what"}),
     "group-member-missing": frozenset({"name", "group", "note", "instead"}),
     "group-member-differs": frozenset({"name", "group", "note", "instead"}),
+    "unported-case-label": frozenset({"name", "family", "removed"}),
+    "context-create-params": frozenset({"name", "params"}),
+    "struct-member-spelling": frozenset({"name", "hip", "struct", "header"}),
+    "initialised-vla": frozenset({"name", "size"}),
     "unsupported-api": _MAPPING_FIELDS,
     "removed-api": _MAPPING_FIELDS,
     "deprecated-api": _MAPPING_FIELDS,

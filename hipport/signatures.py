@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from .rules import CallRewrite
 
 #: Arguments that pass no object: a narrower parameter given one of these cannot fail.
-_NULL = frozenset({b"NULL", b"nullptr", b"0", b"0L", b"(void*)0", b"((void*)0)"})
+NULL_ARGUMENTS = frozenset({b"NULL", b"nullptr", b"0", b"0L", b"(void*)0", b"((void*)0)"})
+_NULL = NULL_ARGUMENTS
 
 
 def report_signatures(ctx: "_FileContext", node: tree_sitter.Node, rewrites: "tuple[CallRewrite, ...]",

@@ -112,11 +112,6 @@ _bug(("cusolver.cu", "roc"),
      output=(("CUSOLVER_CHECK(cusolverDnSpotrf(my_cusolverHandle,", "CUSOLVER_CHECK(rocsolver_spotrf(my_cusolverHandle,"),),
      extra=(),
      missing=("88:18 HP2001 error cusolverDnSpotrf (function, cusolver) has no rocSOLVER equivalent",))
-_bug(("cuda_driver.cu", "hip"),
-     reason="no call rewrite: cuOccupancyMaxPotentialBlockSize (6 arguments, with a CUoccupancyB2DSize callback) becomes "
-            "hipModuleOccupancyMaxPotentialBlockSize, which takes 5 (no callback); the null callback should go",
-     output=(("hipModuleOccupancyMaxPotentialBlockSize(&min_grid, &block, scale, 0, 0)",
-              "hipModuleOccupancyMaxPotentialBlockSize(&min_grid, &block, scale, nullptr, 0, 0)"),))
 
 def _cases(what: str) -> list:
     params = []

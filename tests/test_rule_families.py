@@ -83,7 +83,7 @@ UPSTREAM = {
 COUNTS = {
     "cub": (71, 17, None, 60), "cublas": (981, 823, 755, 4), "cublaslt": (494, 85, None, 1),
     "cucomplex": (26, 26, None, 1), "cuda_device": (818, 558, None, 15), "cuda_driver": (2010, 1141, None, 6),
-    "cuda_runtime": (1436, 934, None, 15), "cudnn": (1160, 267, 555, 1), "cufft": (158, 124, None, 4),
+    "cuda_runtime": (1436, 934, None, 15), "cudnn": (1160, 267, 555, 1), "cufft": (162, 124, None, 4),
     "curand": (151, 117, 111, 13), "cusolver": (746, 344, 29, 6), "cusparse": (859, 684, 612, 2),
     "nvrtc": (36, 27, None, 1), "nccl": (88, 77, None, 1), "thrust": (2, 2, None, 71),
     "libcudacxx": (0, 0, None, 52), "cuda_macros": (12, 12, None, 0), "cooperative_groups": (6, 0, None, 4),
