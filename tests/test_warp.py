@@ -531,6 +531,70 @@ def test_syncwarp_and_warp_reductions_are_reported(tmp_path):
     ]
 
 
+HIP7_SYNCWARP = ('__builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront"), __builtin_amdgcn_wave_barrier(), '
+                 '__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront")')
+SYNCWARP_FIXED = ("rewritten (--fix) to what HIP 7.0 defines __syncwarp as: a wavefront-scope release fence, "
+                  "__builtin_amdgcn_wave_barrier(), a wavefront-scope acquire fence")
+
+
+def test_fix_rewrites_syncwarp_to_hip7s_definition(tmp_path):
+    """HP1115 (hipport/syncwarp.py): the call becomes HIP 7.0's body of __syncwarp; a mask is
+    still evaluated, and its own widening (HP1101) still applies inside it."""
+    text, findings = port(tmp_path, (
+        "__device__ int f(int* s, int v) {\n"
+        "  s[threadIdx.x] = v; __syncwarp();\n"
+        "  if (v) __syncwarp(0xffffffff);\n"
+        "  __syncwarp(next_mask(v));\n"
+        "  return s[threadIdx.x ^ 1];\n"
+        "}\n"), fix=True)
+    assert text.splitlines()[1:4] == [
+        f"  s[threadIdx.x] = v; ({HIP7_SYNCWARP});",
+        f"  if (v) ((void)(0xffffffffffffffffULL), {HIP7_SYNCWARP});",
+        f"  ((void)(next_mask(v)), {HIP7_SYNCWARP});",
+    ]
+    mask_note = " (its mask evaluated, not checked: the fences order every lane of the wavefront)"
+    assert findings == [
+        f"2:23 HP1115 __syncwarp() {SYNCWARP_FIXED}; HIP 6.x has no __syncwarp",
+        f"3:10 HP1115 __syncwarp(0xffffffff) {SYNCWARP_FIXED}{mask_note}; HIP 6.x has no __syncwarp",
+        "3:21 HP1101 the full lane mask 0xffffffff of __syncwarp was widened to 0xffffffffffffffffULL: "
+        "HIP's warp builtins take 64-bit masks",
+        f"4:3 HP1115 __syncwarp(next_mask(v)) {SYNCWARP_FIXED}{mask_note}; HIP 6.x has no __syncwarp",
+    ]
+
+
+@pytest.mark.parametrize("body", [
+    "__host__ __device__ void f() { __syncwarp(); }\n",  # compiled for the host too: no AMD builtins there
+    "void f() { __syncwarp(); }\n",
+    "#define SYNC() __syncwarp()\n__device__ void f() { SYNC(); }\n",  # in a macro body
+    "__device__ void __syncwarp() {}\n__device__ void f() { __syncwarp(); }\n",  # the project's own
+    "#define __syncwarp() __builtin_amdgcn_wave_barrier()\n__device__ void f() { __syncwarp(); }\n",
+], ids=["host-device", "host", "macro-body", "own-function", "own-macro"])
+def test_fix_keeps_syncwarp_where_the_rewrite_is_not_sure_to_compile(tmp_path, body):
+    text, findings = port(tmp_path, body, fix=True)
+    assert "__builtin_amdgcn_fence" not in text and text.count("__syncwarp") == body.count("__syncwarp")
+    assert not [f for f in findings if " HP1115 " in f]
+    assert [f for f in findings if " HP1108 " in f]
+
+
+def test_fixed_syncwarp_compiles_for_wave64_and_wave32(toolchain, tmp_path):
+    """The rewrite compiles, with a mask too, in a kernel and a device function, for gfx90a and gfx1100."""
+    text, _ = port(tmp_path, (
+        "__device__ int g(int* s, int v) { s[threadIdx.x] = v; __syncwarp(); return s[threadIdx.x ^ 1]; }\n"
+        "__global__ void k(int* o) {\n"
+        "  __shared__ int s[64];\n"
+        "  int v = g(s, o[threadIdx.x]);\n"
+        "  unsigned m = __activemask();\n"
+        "  __syncwarp(m);\n"
+        "  s[threadIdx.x] = v; __syncwarp(0xffffffff); o[threadIdx.x] = s[threadIdx.x ^ 2];\n"
+        "}\n"), fix=True, name="k.cu")
+    assert "__syncwarp" not in text
+    source = tmp_path / "k.hip"
+    source.write_text(text)
+    toolchain.compile_amd(source, tmp_path / "k.o", ("gfx90a", "gfx1100"))
+    assert toolchain.code_object_targets(tmp_path / "k.o") == [
+        "hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
+
+
 def test_fix_widens_a_full_mask_initializer_with_its_variable(tmp_path):
     text, findings = port(tmp_path, (
         "__device__ int any(bool p) {\n"
