@@ -531,6 +531,47 @@ def test_syncwarp_and_warp_reductions_are_reported(tmp_path):
     ]
 
 
+def test_masks_in_macro_bodies_and_full_mask_casts(tmp_path):
+    """A *_sync call written in a macro body: its full 32-bit mask (a literal, or -1 cast to a
+    32-bit unsigned type) is widened there, as at a call, any other 32-bit mask is reported at
+    the body (clang's error lands in HIP's header with a note at the macro); a full-mask cast at
+    a call is widened like 0xffffffff."""
+    text, findings = port(tmp_path, (
+        "#define SHFL_XOR(v, m) __shfl_xor_sync(uint32_t(-1), v, m)\n"
+        "#define SHFL(v, l) \\\n"
+        "  __shfl_sync(0xffffffff, v, l)\n"
+        "#define HALF(v) __shfl_down_sync(0xffffu, v, 1)\n"
+        "__device__ float f(float v) {\n"
+        "  v += SHFL_XOR(v, 1) + SHFL(v, 0) + HALF(v);\n"
+        "  v += __shfl_xor_sync(unsigned(-1), v, 2) + __shfl_xor_sync((uint32_t)~0u, v, 4);\n"
+        "  return __shfl_sync(static_cast<unsigned int>(0xffffffffu), v, 0);\n"
+        "}\n"), fix=False)
+    lines = text.splitlines()
+    assert lines[0] == "#define SHFL_XOR(v, m) __shfl_xor_sync(0xffffffffffffffffULL, v, m)"
+    assert lines[2] == "  __shfl_sync(0xffffffffffffffffULL, v, l)"
+    assert lines[3] == "#define HALF(v) __shfl_down_sync(0xffffu, v, 1)"
+    assert lines[6] == ("  v += __shfl_xor_sync(0xffffffffffffffffULL, v, 2) + "
+                        "__shfl_xor_sync(0xffffffffffffffffULL, v, 4);")
+    assert lines[7] == "  return __shfl_sync(0xffffffffffffffffULL, v, 0);"
+    widened = ("{at} HP1101 the full lane mask {mask} of {name} was widened to 0xffffffffffffffffULL: "
+               "HIP's warp builtins take 64-bit masks")
+    assert findings == [
+        widened.format(at="1:40", mask="uint32_t(-1)", name="__shfl_xor_sync"),
+        widened.format(at="3:15", mask="0xffffffff", name="__shfl_sync"),
+        "4:34 HP1102 __shfl_down_sync: the mask `0xffffu` is a 32-bit unsigned int (in a macro body), "
+        "but AMD wavefronts have 64 lanes and HIP lane masks are 64-bit",
+        widened.format(at="7:24", mask="unsigned(-1)", name="__shfl_xor_sync"),
+        widened.format(at="7:62", mask="(uint32_t)~0u", name="__shfl_xor_sync"),
+        widened.format(at="8:22", mask="static_cast<unsigned int>(0xffffffffu)", name="__shfl_sync"),
+    ]
+
+
+def test_narrow_functional_cast_mask_is_reported_at_the_call(tmp_path):
+    _, findings = port(tmp_path, "__device__ float f(float v, int m) { return __shfl_sync(unsigned(m), v, 0); }\n")
+    assert findings == ["1:57 HP1102 __shfl_sync: the mask `unsigned(m)` is a 32-bit unsigned int, but AMD wavefronts "
+                        "have 64 lanes and HIP lane masks are 64-bit"]
+
+
 HIP7_SYNCWARP = ('__builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront"), __builtin_amdgcn_wave_barrier(), '
                  '__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront")')
 SYNCWARP_FIXED = ("rewritten (--fix) to what HIP 7.0 defines __syncwarp as: a wavefront-scope release fence, "
