@@ -607,6 +607,9 @@ class _Scan:
                 bodies[node.start_byte] = node
         width = _MaskWidth(self, None, set())
         for body in bodies.values():
+            parameters = body.parent.child_by_field_name("parameters")
+            names = {ctx.text(p).decode() for p in parameters.named_children if p.type == "identifier"} \
+                if parameters is not None else set()
             text = re.sub(rb"\\\r?\n", lambda splice: b" " * len(splice.group()), ctx.text(body))
             prefix = b"void __hipport_macro() {\n"
             tree = _expression_parser().parse(prefix + text + b"\n;}")
@@ -627,9 +630,11 @@ class _Scan:
                     ctx.result.edits.append(Edit(start, end, WIDE_FULL_MASK))
                     ctx.report("warp-mask-widened", point, name=name, mask=written)
                     continue
+                if any(node.type == "identifier" and node.text.decode() in names for node in _descendants(mask)):
+                    continue  # a macro parameter: the mask's type is the argument's, judged where it is used
                 found = width.of(mask, in_macro=True)
-                if found is None or found.bits != 32:
-                    continue
+                if found is None or found.bits != 32 or (self.fix and all(part.widened == "always" for part in found.leaves)):
+                    continue  # --fix widens every part where it is defined (a full mask named like one)
                 leaf = found.leaves[0]
                 if len(found.leaves) == 1 and leaf.text == written:
                     what = f"the mask `{written}`{f' ({leaf.where})' if leaf.where else ''} is a 32-bit {_spelled(leaf.type)}"

@@ -566,6 +566,26 @@ def test_masks_in_macro_bodies_and_full_mask_casts(tmp_path):
     ]
 
 
+def test_macro_body_masks_from_parameters_or_widened_names_are_not_reported(tmp_path):
+    """A macro parameter's type is the argument's; a full mask named like one is widened where
+    it is defined with --fix (and reported there and in the body without it)."""
+    body = ("#define FULL_MASK 0xffffffff\n"
+            "unsigned mask = 3;\n"
+            "#define SHFL(mask, v) __shfl_sync(mask, v, 0)\n"
+            "#define ALL(v) __shfl_sync(FULL_MASK, v, 0)\n"
+            "__device__ float f(float v) { return SHFL(0xffffffffffffffffULL, v) + ALL(v); }\n")
+    text, findings = port(tmp_path, body, fix=True)
+    assert text.splitlines()[0] == "#define FULL_MASK 0xffffffffffffffffULL"
+    assert findings == ["1:9 HP1107 the mask FULL_MASK: 0xffffffff rewritten to 0xffffffffffffffffULL (--fix)"]
+    _, plain = port(tmp_path, body)
+    assert plain == [
+        "1:9 HP1102 FULL_MASK: the macro FULL_MASK is the 32-bit full mask, but AMD wavefronts have 64 lanes and HIP "
+        "lane masks are 64-bit",
+        "4:28 HP1102 __shfl_sync: the mask `FULL_MASK` (k.cpp:1) is a 32-bit unsigned int (in a macro body), but AMD "
+        "wavefronts have 64 lanes and HIP lane masks are 64-bit",
+    ]
+
+
 def test_narrow_functional_cast_mask_is_reported_at_the_call(tmp_path):
     _, findings = port(tmp_path, "__device__ float f(float v, int m) { return __shfl_sync(unsigned(m), v, 0); }\n")
     assert findings == ["1:57 HP1102 __shfl_sync: the mask `unsigned(m)` is a 32-bit unsigned int, but AMD wavefronts "
