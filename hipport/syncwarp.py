@@ -16,20 +16,31 @@ compile there (HP1108 without ``--fix``). HIP 7.0 adds it in the same header
       return __syncwarp();
     }
 
-``--fix`` writes that body in place of the call, as one expression, so it compiles with HIP 6 and
-HIP 7 alike and holds at every wavefront width (the fences and the wave barrier are of the
-wavefront, whatever its width)::
+``--fix`` renames the call to a macro that it defines once in the file, before the first
+function that calls it (``#ifndef``-guarded, so a header and its includer may both have it): on
+AMD it is that body, as one expression, so it compiles with HIP 6 and HIP 7 alike and holds at
+every wavefront width (the fences and the wave barrier are of the wavefront, whatever its width);
+where the port is compiled as HIP on NVIDIA (nvcc, ``hipport build --platform nvidia``) it is
+CUDA's own ``__syncwarp``, mask included::
 
-    __syncwarp();      ->  (__builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront"),
-                            __builtin_amdgcn_wave_barrier(),
-                            __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront"));
-    __syncwarp(mask);  ->  ((void)(mask), <the same three calls>);
+    __syncwarp();      ->  HIPPORT_SYNCWARP();
+    __syncwarp(mask);  ->  HIPPORT_SYNCWARP_MASK(mask);
 
-The mask is still evaluated (its side effects stay) but not checked: the three calls order the
-memory of every lane of the wavefront, a superset of the lanes any mask names, and a CUDA mask
-(``0xffffffff``, 32 lanes) would fail HIP 7's ``__hip_check_mask`` on a 64-wide wavefront whose 64
-lanes all call it. The mask's own text is left as it is, so the wavefront pass
-(:mod:`hipport.warp`) may still widen it; that is right either way.
+    #if defined(__NVCC__) || (defined(__CUDA__) && !defined(__HIP__))  (hip_common.h's NVIDIA test)
+    #define HIPPORT_SYNCWARP() __syncwarp()
+    #define HIPPORT_SYNCWARP_MASK(mask) __syncwarp(mask)
+    #else
+    #define HIPPORT_SYNCWARP() (__builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront"),
+                                __builtin_amdgcn_wave_barrier(),
+                                __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront"))
+    #define HIPPORT_SYNCWARP_MASK(mask) ((void)(mask), HIPPORT_SYNCWARP())
+    #endif
+
+On AMD the mask is still evaluated (its side effects stay) but not checked: the three calls order
+the memory of every lane of the wavefront, a superset of the lanes any mask names, and a CUDA
+mask (``0xffffffff``, 32 lanes) would fail HIP 7's ``__hip_check_mask`` on a 64-wide wavefront
+whose 64 lanes all call it. Only the name is edited, so the wavefront pass (:mod:`hipport.warp`)
+may still widen the mask; that is right either way (CUDA's ``__syncwarp`` takes the low 32 bits).
 
 Rewritten only where the result is sure to compile: a call of ``__syncwarp`` written in the code
 (not in a macro body) of a ``__global__`` or ``__device__`` function (a ``__host__ __device__``
@@ -54,6 +65,17 @@ if TYPE_CHECKING:
 #: What HIP 7.0's ``__syncwarp()`` does, as one expression (the module docstring cites the header).
 HIP7_SYNCWARP_BODY = (b'__builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront"), __builtin_amdgcn_wave_barrier(), '
                       b'__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront")')
+SYNCWARP_MACRO, SYNCWARP_MASK_MACRO = b"HIPPORT_SYNCWARP", b"HIPPORT_SYNCWARP_MASK"
+#: The definitions --fix inserts (``{nl}``: the file's line ending).
+SYNCWARP_BLOCK = (b"#ifndef HIPPORT_SYNCWARP{nl}"
+                  b"#if defined(__NVCC__) || (defined(__CUDA__) && !defined(__HIP__)) /* HIP on NVIDIA: CUDA's own */{nl}"
+                  b"#define HIPPORT_SYNCWARP() __syncwarp(){nl}"
+                  b"#define HIPPORT_SYNCWARP_MASK(mask) __syncwarp(mask){nl}"
+                  b"#else /* hipport --fix: __syncwarp as HIP 7.0 defines it (amd_warp_sync_functions.h); HIP 6 has none */{nl}"
+                  b"#define HIPPORT_SYNCWARP() (" + HIP7_SYNCWARP_BODY + b"){nl}"
+                  b"#define HIPPORT_SYNCWARP_MASK(mask) ((void)(mask), HIPPORT_SYNCWARP()){nl}"
+                  b"#endif{nl}"
+                  b"#endif{nl}")
 
 _SYNCWARP = re.compile(rb"(?<![A-Za-z0-9_$])__syncwarp(?![A-Za-z0-9_$])")
 _OWN_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+__syncwarp\b", re.MULTILINE)
@@ -79,6 +101,15 @@ def _enclosing_function(node: tree_sitter.Node) -> tree_sitter.Node | None:
     return parent
 
 
+def _declaration_line_start(source: bytes, function: tree_sitter.Node) -> int:
+    """Byte offset of the start of the line where the top-level (or namespace-level) declaration
+    holding ``function`` begins (a template's ``template <...>`` line, a class's head)."""
+    top = function
+    while top.parent is not None and top.parent.type not in ("translation_unit", "declaration_list"):
+        top = top.parent
+    return source.rfind(b"\n", 0, top.start_byte) + 1
+
+
 def analyze_syncwarp(ctx: "_FileContext", fix: bool) -> None:
     """With ``fix``, rewrite each ``__syncwarp()`` / ``__syncwarp(mask)`` call of device code to
     HIP 7.0's definition of it and report HP1115 in place of its HP1108.
@@ -94,6 +125,7 @@ def analyze_syncwarp(ctx: "_FileContext", fix: bool) -> None:
     if not fix or b"__syncwarp" not in ctx.source or _declares_syncwarp(ctx):
         return
     rewritten: set[tuple[int, int]] = set()
+    first_function: tree_sitter.Node | None = None
     for match in _SYNCWARP.finditer(ctx.source):
         name = ctx.node_at(match.start(), match.end())
         call = name.parent
@@ -108,16 +140,20 @@ def analyze_syncwarp(ctx: "_FileContext", fix: bool) -> None:
         if len(values) > 1:
             continue
         if values:
-            mask = values[0]
-            ctx.result.edits.append(Edit(call.start_byte, mask.start_byte, b"((void)("))
-            ctx.result.edits.append(Edit(mask.end_byte, call.end_byte, b"), " + HIP7_SYNCWARP_BODY + b")"))
-            form = f"__syncwarp({ctx.text(mask).decode('utf-8', 'replace')})"
+            ctx.result.edits.append(Edit(name.start_byte, name.end_byte, SYNCWARP_MASK_MACRO))
+            form = f"__syncwarp({ctx.text(values[0]).decode('utf-8', 'replace')})"
             note = " (its mask evaluated, not checked: the fences order every lane of the wavefront)"
         else:
-            ctx.result.edits.append(Edit(call.start_byte, call.end_byte, b"(" + HIP7_SYNCWARP_BODY + b")"))
+            ctx.result.edits.append(Edit(name.start_byte, name.end_byte, SYNCWARP_MACRO))
             form, note = "__syncwarp()", ""
+        if first_function is None:
+            first_function = function
         rewritten.add((name.start_point[0] + 1, name.start_point[1] + 1))
         ctx.report("syncwarp-fixed", call, name=form, note=note)
+    if first_function is not None:
+        offset = _declaration_line_start(ctx.source, first_function)
+        newline = b"\r\n" if b"\r\n" in ctx.source[:ctx.source.find(b"\n") + 1] else b"\n"
+        ctx.result.edits.append(Edit(offset, offset, SYNCWARP_BLOCK.replace(b"{nl}", newline)))
     if rewritten:
         reported = ctx.rules.check("syncwarp").id
         ctx.result.findings[:] = [f for f in ctx.result.findings

@@ -599,27 +599,48 @@ SYNCWARP_FIXED = ("rewritten (--fix) to what HIP 7.0 defines __syncwarp as: a wa
 
 
 def test_fix_rewrites_syncwarp_to_hip7s_definition(tmp_path):
-    """HP1115 (hipport/syncwarp.py): the call becomes HIP 7.0's body of __syncwarp; a mask is
-    still evaluated, and its own widening (HP1101) still applies inside it."""
+    """HP1115 (hipport/syncwarp.py): the call becomes a macro defined once before the first
+    function calling it: HIP 7.0's body of __syncwarp on AMD, CUDA's __syncwarp on NVIDIA; a mask
+    is still evaluated, and its own widening (HP1101) still applies inside it."""
     text, findings = port(tmp_path, (
+        "#include <cstdio>\n"
+        "namespace n {\n"
         "__device__ int f(int* s, int v) {\n"
         "  s[threadIdx.x] = v; __syncwarp();\n"
         "  if (v) __syncwarp(0xffffffff);\n"
         "  __syncwarp(next_mask(v));\n"
         "  return s[threadIdx.x ^ 1];\n"
+        "}\n"
+        "__device__ void g() { __syncwarp(); }\n"
         "}\n"), fix=True)
-    assert text.splitlines()[1:4] == [
-        f"  s[threadIdx.x] = v; ({HIP7_SYNCWARP});",
-        f"  if (v) ((void)(0xffffffffffffffffULL), {HIP7_SYNCWARP});",
-        f"  ((void)(next_mask(v)), {HIP7_SYNCWARP});",
-    ]
+    assert text == (
+        "#include <cstdio>\n"
+        "namespace n {\n"
+        "#ifndef HIPPORT_SYNCWARP\n"
+        "#if defined(__NVCC__) || (defined(__CUDA__) && !defined(__HIP__)) /* HIP on NVIDIA: CUDA's own */\n"
+        "#define HIPPORT_SYNCWARP() __syncwarp()\n"
+        "#define HIPPORT_SYNCWARP_MASK(mask) __syncwarp(mask)\n"
+        "#else /* hipport --fix: __syncwarp as HIP 7.0 defines it (amd_warp_sync_functions.h); HIP 6 has none */\n"
+        f"#define HIPPORT_SYNCWARP() ({HIP7_SYNCWARP})\n"
+        "#define HIPPORT_SYNCWARP_MASK(mask) ((void)(mask), HIPPORT_SYNCWARP())\n"
+        "#endif\n"
+        "#endif\n"
+        "__device__ int f(int* s, int v) {\n"
+        "  s[threadIdx.x] = v; HIPPORT_SYNCWARP();\n"
+        "  if (v) HIPPORT_SYNCWARP_MASK(0xffffffffffffffffULL);\n"
+        "  HIPPORT_SYNCWARP_MASK(next_mask(v));\n"
+        "  return s[threadIdx.x ^ 1];\n"
+        "}\n"
+        "__device__ void g() { HIPPORT_SYNCWARP(); }\n"
+        "}\n")
     mask_note = " (its mask evaluated, not checked: the fences order every lane of the wavefront)"
     assert findings == [
-        f"2:23 HP1115 __syncwarp() {SYNCWARP_FIXED}; HIP 6.x has no __syncwarp",
-        f"3:10 HP1115 __syncwarp(0xffffffff) {SYNCWARP_FIXED}{mask_note}; HIP 6.x has no __syncwarp",
-        "3:21 HP1101 the full lane mask 0xffffffff of __syncwarp was widened to 0xffffffffffffffffULL: "
+        f"4:23 HP1115 __syncwarp() {SYNCWARP_FIXED}; HIP 6.x has no __syncwarp",
+        f"5:10 HP1115 __syncwarp(0xffffffff) {SYNCWARP_FIXED}{mask_note}; HIP 6.x has no __syncwarp",
+        "5:21 HP1101 the full lane mask 0xffffffff of __syncwarp was widened to 0xffffffffffffffffULL: "
         "HIP's warp builtins take 64-bit masks",
-        f"4:3 HP1115 __syncwarp(next_mask(v)) {SYNCWARP_FIXED}{mask_note}; HIP 6.x has no __syncwarp",
+        f"6:3 HP1115 __syncwarp(next_mask(v)) {SYNCWARP_FIXED}{mask_note}; HIP 6.x has no __syncwarp",
+        f"9:23 HP1115 __syncwarp() {SYNCWARP_FIXED}; HIP 6.x has no __syncwarp",
     ]
 
 
@@ -632,13 +653,14 @@ def test_fix_rewrites_syncwarp_to_hip7s_definition(tmp_path):
 ], ids=["host-device", "host", "macro-body", "own-function", "own-macro"])
 def test_fix_keeps_syncwarp_where_the_rewrite_is_not_sure_to_compile(tmp_path, body):
     text, findings = port(tmp_path, body, fix=True)
-    assert "__builtin_amdgcn_fence" not in text and text.count("__syncwarp") == body.count("__syncwarp")
+    assert "HIPPORT_SYNCWARP" not in text and text.count("__syncwarp") == body.count("__syncwarp")
     assert not [f for f in findings if " HP1115 " in f]
     assert [f for f in findings if " HP1108 " in f]
 
 
 def test_fixed_syncwarp_compiles_for_wave64_and_wave32(toolchain, tmp_path):
-    """The rewrite compiles, with a mask too, in a kernel and a device function, for gfx90a and gfx1100."""
+    """The rewrite compiles, with a mask too, in a kernel and a device function, for gfx90a and
+    gfx1100, and as HIP on NVIDIA (nvcc 12.4, sm_90), where the macros are CUDA's __syncwarp."""
     text, _ = port(tmp_path, (
         "__device__ int g(int* s, int v) { s[threadIdx.x] = v; __syncwarp(); return s[threadIdx.x ^ 1]; }\n"
         "__global__ void k(int* o) {\n"
@@ -648,12 +670,13 @@ def test_fixed_syncwarp_compiles_for_wave64_and_wave32(toolchain, tmp_path):
         "  __syncwarp(m);\n"
         "  s[threadIdx.x] = v; __syncwarp(0xffffffff); o[threadIdx.x] = s[threadIdx.x ^ 2];\n"
         "}\n"), fix=True, name="k.cu")
-    assert "__syncwarp" not in text
+    assert len(re.findall(r"\b__syncwarp\(", text)) == 2  # CUDA's, in the NVIDIA branch of the macro block only
     source = tmp_path / "k.hip"
     source.write_text(text)
     toolchain.compile_amd(source, tmp_path / "k.o", ("gfx90a", "gfx1100"))
     assert toolchain.code_object_targets(tmp_path / "k.o") == [
         "hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
+    toolchain.compile_nvidia(source, tmp_path / "k-nvidia.o", link=False)  # HIP on NVIDIA: CUDA's __syncwarp
 
 
 def test_fix_widens_a_full_mask_initializer_with_its_variable(tmp_path):
