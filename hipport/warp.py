@@ -771,6 +771,13 @@ class _Scan:
                     item.fixes = [self.fix_of(token.start_byte, token.end_byte, replacement,
                                               f"the array size {name}", token, block=not is_macro or definition is None)]
                 continue
+            if context == "a constexpr initialiser":
+                declarator = _enclosing(token, ("init_declarator",))
+                written = " ".join(self.text(declarator).split()) if declarator is not None else name
+                item.fixes, item.reason = None, (
+                    f"{name} is used as {context} (line {line}: `{written}`), and --fix has no rewrite for a "
+                    "compile-time constant derived from the warp size (warpSize is a run-time value in ROCm 7)")
+                continue
             if context is not None:
                 item.fixes, item.reason = None, f"{name} is used as {context} (line {line})"
                 continue
