@@ -43,6 +43,7 @@ from .classification_macros import analyze_classification_macros
 from .cutil import analyze_cutil
 from .device_context import analyze_device_context, device_code
 from .register_keyword import analyze_register_keyword
+from .syncwarp import analyze_syncwarp
 from .handle_types import analyze_handle_types
 from .group_shuffles import analyze_group_shuffles
 from .half_bfloat16 import analyze_half_bfloat16
@@ -893,6 +894,7 @@ def analyze_file(
     analyze_thrust_includes(ctx)
     analyze_device_context(ctx)
     analyze_register_keyword(ctx, fix)
+    analyze_syncwarp(ctx, fix)
     analyze_handle_types(ctx)
     analyze_group_shuffles(ctx)
     analyze_half_bfloat16(ctx)

@@ -321,6 +321,7 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "wavefront-size-macro": frozenset({"name"}),
     "macro-cuda-name": frozenset({"name", "macro", "status", "hip"}),
     "syncwarp": frozenset({"name"}),
+    "syncwarp-fixed": frozenset({"name", "note"}),
     "warp-reduce": frozenset({"name"}),
     "unknown-cuda-name": frozenset({"name", "closest"}),
     "vector-operator-guarded": frozenset({"name", "vector", "where", "result"}),

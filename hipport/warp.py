@@ -7,8 +7,10 @@ warpSize = __AMDGCN_WAVEFRONT_SIZE``, amd_detail/amd_warp_functions.h:96; HIP 7 
 ``__builtin_amdgcn_wavefrontsize()``), so a port is right only when it holds at both widths and
 uses ``warpSize`` at run time only. This pass reports:
 
-* full 32-bit literal masks (``0xffffffff``) passed to the ``*_sync`` builtins: always widened to
-  ``0xffffffffffffffffULL`` (otherwise the port does not compile) and reported (HP1101);
+* full 32-bit literal masks (``0xffffffff``, also cast to a 32-bit unsigned type: ``uint32_t(-1)``,
+  ``(unsigned)~0``) passed to the ``*_sync`` builtins, at calls and in macro bodies: always widened
+  to ``0xffffffffffffffffULL`` (otherwise the port does not compile) and reported (HP1101); another
+  32-bit mask in a macro body is reported there (HP1102, :meth:`_Scan.macro_masks`);
 * masks and ballot results kept in 32-bit variables, and ballots counted with ``__popc``
   (HP1102); also named full-mask constants outside functions; and every ``*_sync`` call whose
   mask argument is 32-bit, at the call (where HIP's ``static_assert`` on the mask type fails),
@@ -140,7 +142,21 @@ SHUFFLES = {"__shfl_sync": 2, "__shfl_up_sync": 2, "__shfl_down_sync": 2, "__shf
 _CALLS = re.compile(rb"(__(?:shfl\w*_sync|ballot_sync|ballot|any_sync|all_sync|match_\w+_sync"
                     rb"|reduce_\w+_sync|syncwarp|activemask))\s*\(")
 _FULL_MASK = re.compile(r"^(0[xX][fF]{8}[uU]?|4294967295[uU]?|~0[uU]?|0[xX][fF]{8}[uU][lL]{0,2})$")
+#: A full 32-bit mask written as a cast to a 32-bit unsigned type (blanks collapsed): ``(unsigned)-1``,
+#: ``uint32_t(-1)``, ``static_cast<uint32_t>(~0)``; the same value as ``0xffffffff``.
+_FULL_MASK_CAST = re.compile(
+    r"^(?:\(\s?(?P<a>{t})\s?\)\s?(?:{v}|\(\s?{v}\s?\))|(?P<b>{t})\s?\(\s?{v}\s?\)"
+    r"|static_cast\s?<\s?(?P<c>{t})\s?>\s?\(\s?{v}\s?\))$".format(
+        t=r"unsigned|unsigned int|uint32_t|std::uint32_t|uint",
+        v=r"(?:-\s?1|~\s?0[uU]?|0[xX][fF]{8}[uU]?|4294967295[uU]?)"))
 WIDE_FULL_MASK = b"0xffffffffffffffffULL"
+
+
+def _is_full_mask(text: str) -> bool:
+    """``text`` (a mask argument or initialiser as written) is a full 32-bit lane mask: a literal
+    (``0xffffffff``, ``~0u``) or such a value cast to a 32-bit unsigned type (``uint32_t(-1)``)."""
+    text = " ".join(text.split())
+    return bool(_FULL_MASK.match(text) or _FULL_MASK_CAST.match(text))
 WIDE_TYPE = b"unsigned long long"
 _NARROW_TYPES = frozenset({"unsigned", "unsigned int", "int", "uint32_t", "std::uint32_t", "uint", "int32_t"})
 _WIDE_TYPES = frozenset({"unsigned long long", "unsigned long long int", "uint64_t", "std::uint64_t", "auto",
@@ -454,6 +470,8 @@ class _Scan:
         self.warp_constants()
         if b"_sync" in source or b"__ballot" in source or b"__activemask" in source or b"<<" in source:
             self.masks_and_ballots()
+        if b"_sync" in source and b"define" in source:
+            self.macro_masks()
         if b"ask" in source or b"ASK" in source:
             self.mask_constants()
         if b"32" in source or b"31" in source or b"0x1" in source or b"0X1" in source or b">> 5" in source or b">>5" in source:
@@ -550,7 +568,7 @@ class _Scan:
         functions: dict[int, tree_sitter.Node] = {}
         for name, call in calls:
             mask = _first_argument(call) if name in MASK_FUNCTIONS else None
-            if mask is not None and _FULL_MASK.match(self.text(mask).strip()):
+            if mask is not None and _is_full_mask(self.text(mask)):
                 ctx.result.edits.append(Edit(mask.start_byte, mask.end_byte, WIDE_FULL_MASK))
                 ctx.report("warp-mask-widened", mask, name=name, mask=self.text(mask).strip())
             function = self.function_of(call)
@@ -565,6 +583,60 @@ class _Scan:
                 functions.setdefault(function.start_byte, function)
         for function in functions.values():
             _MaskFunction(self, function).run()
+
+    def macro_masks(self) -> None:
+        """The masks of ``*_sync`` calls written in macro bodies (``#define SHFL(v, o)
+        __shfl_xor_sync(uint32_t(-1), v, o)``), which clang reports inside HIP's header with a
+        note at the macro: a full 32-bit mask (a literal or a cast of one) is widened in the body
+        as at a call (HP1101); any other mask of 32 bits (a literal, a cast, a macro of the file or
+        of a header it sees) is reported there (HP1102; no fix: the body's users decide its
+        width). The body is parsed as the statements of a function, its line splices blanked."""
+        ctx, source = self.ctx, self.ctx.source
+        bodies: dict[int, tree_sitter.Node] = {}
+        for match in _CALLS.finditer(source):
+            if match.group(1) == b"__syncwarp" or (match.start() and source[match.start() - 1:match.start()] in _IDENT_BYTES):
+                continue
+            node = ctx.node_at(match.start(1), match.end(1))
+            if node.type == "preproc_arg" and node.parent is not None and \
+                    node.parent.type in ("preproc_def", "preproc_function_def"):
+                bodies[node.start_byte] = node
+        width = _MaskWidth(self, None, set())
+        for body in bodies.values():
+            parameters = body.parent.child_by_field_name("parameters")
+            names = {ctx.text(p).decode() for p in parameters.named_children if p.type == "identifier"} \
+                if parameters is not None else set()
+            text = re.sub(rb"\\\r?\n", lambda splice: b" " * len(splice.group()), ctx.text(body))
+            prefix = b"void __hipport_macro() {\n"
+            tree = _expression_parser().parse(prefix + text + b"\n;}")
+            for call in _descendants(tree.root_node):
+                function = call.child_by_field_name("function") if call.type == "call_expression" else None
+                if function is None or function.type != "identifier" or call.has_error:
+                    continue
+                name = function.text.decode()
+                mask = _strip(_first_argument(call)) if name in MASK_FUNCTIONS and name != "__syncwarp" else None
+                if mask is None:
+                    continue
+                start = body.start_byte + mask.start_byte - len(prefix)
+                end = body.start_byte + mask.end_byte - len(prefix)
+                row = body.start_point[0] + source.count(b"\n", body.start_byte, start)
+                point = (row, start - (source.rfind(b"\n", 0, start) + 1))
+                written = " ".join(source[start:end].decode("utf-8", "replace").split())
+                if _is_full_mask(written):
+                    ctx.result.edits.append(Edit(start, end, WIDE_FULL_MASK))
+                    ctx.report("warp-mask-widened", point, name=name, mask=written)
+                    continue
+                if any(node.type == "identifier" and node.text.decode() in names for node in _descendants(mask)):
+                    continue  # a macro parameter: the mask's type is the argument's, judged where it is used
+                found = width.of(mask, in_macro=True)
+                if found is None or found.bits != 32 or (self.fix and all(part.widened == "always" for part in found.leaves)):
+                    continue  # --fix widens every part where it is defined (a full mask named like one)
+                leaf = found.leaves[0]
+                if len(found.leaves) == 1 and leaf.text == written:
+                    what = f"the mask `{written}`{f' ({leaf.where})' if leaf.where else ''} is a 32-bit {_spelled(leaf.type)}"
+                else:
+                    what = (f"the mask `{written}` is a 32-bit {_spelled(found.type)}, from `{leaf.text}`"
+                            f"{f' ({leaf.where})' if leaf.where else ''}")
+                ctx.report("warp-32bit-mask", point, name=name, what=what + " (in a macro body)")
 
     def mask_constants(self) -> None:
         """Named full 32-bit masks outside functions: other files pass them to the *_sync builtins,
@@ -693,6 +765,13 @@ class _Scan:
                     needs_block = True
                     item.fixes = [self.fix_of(token.start_byte, token.end_byte, replacement,
                                               f"the array size {name}", token, block=not is_macro or definition is None)]
+                continue
+            if context == "a constexpr initialiser":
+                declarator = _enclosing(token, ("init_declarator",))
+                written = " ".join(self.text(declarator).split()) if declarator is not None else name
+                item.fixes, item.reason = None, (
+                    f"{name} is used as {context} (line {line}: `{written}`), and --fix has no rewrite for a "
+                    "compile-time constant derived from the warp size (warpSize is a run-time value in ROCm 7)")
                 continue
             if context is not None:
                 item.fixes, item.reason = None, f"{name} is used as {context} (line {line})"
@@ -1414,6 +1493,11 @@ class _MaskWidth:
             if _64BIT_CALLS.match(called):
                 return _64
             cast = re.match(r"^(?:static_cast|reinterpret_cast)\s*<\s*(.+?)\s*>$", called)
+            arguments = node.child_by_field_name("arguments")
+            if cast is None and function is not None and arguments is not None and len(
+                    [a for a in arguments.named_children if a.type != "comment"]) == 1 and (
+                    function.type == "primitive_type" or (function.type == "identifier" and self.type_bits(called))):
+                cast = re.match(r"^(.+)$", called)  # a functional cast: uint32_t(-1), unsigned(m)
             bits = self.type_bits(cast.group(1)) if cast else None
             return None if bits is None else _64 if bits == 64 else _Width(32, cast.group(1), (_Leaf(text, "", cast.group(1), ""),))
         if kind == "unary_expression" and node.child_by_field_name("operator").type in ("~", "-", "+"):
@@ -1581,7 +1665,7 @@ class _MaskFunction:
                 blocked.append(f"the mask parameter {name} of {self.scan.function_name(self.function)} is declared "
                                "elsewhere too (a prototype must change with it)")
             fixes.append(self.scan.fix_of(type_node.start_byte, type_node.end_byte, WIDE_TYPE, f"the mask {name}", declarator))
-            if value is not None and _FULL_MASK.match(self.text(value).strip()):
+            if value is not None and _is_full_mask(self.text(value)):
                 fixes.append(self.scan.fix_of(value.start_byte, value.end_byte, WIDE_FULL_MASK, f"the mask {name}", declarator))
         for node in _descendants(self.function):
             if node.type == "identifier" and self.text(node) in self.masks:
@@ -1635,7 +1719,7 @@ class _MaskFunction:
                 continue
             argument = _first_argument(node)
             mask = _strip(argument)
-            if mask is None or _FULL_MASK.match(self.text(argument).strip()) or (
+            if mask is None or _is_full_mask(self.text(argument)) or (
                     mask.type == "identifier" and self.text(mask) in self.masks):
                 continue
             found = width.of(mask)

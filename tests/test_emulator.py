@@ -228,6 +228,38 @@ def test_a_launch_inside_a_macro_is_refused():
         "outside the macro, or use hipLaunchKernelGGL)")
 
 
+_BRANCHES = (
+    "#include <hip/hip_runtime.h>\n"
+    "#if defined(__NVCC__) || (defined(__CUDA__) && !defined(__HIP__))\n"
+    "#define SYNC() __syncwarp()\n"
+    "#elif defined(SOME_BUILD_OPTION)\n"
+    "#define SYNC() tex2D(1)\n"
+    "#else\n"
+    "#define SYNC() __syncthreads()\n"
+    "#endif\n"
+    "#ifndef HIPPORT_EMULATOR\n"
+    "__device__ void nv() { __syncwarp(); }\n"
+    "#endif\n"
+    "# ifdef __CUDA_ARCH__\n"
+    "__device__ void arch() { __reduce_add_sync(0xffffffffffffffffull, 1); }\n"
+    "# endif\n"
+    "__global__ void k(int* o) { SYNC(); o[threadIdx.x] = 1; }\n"
+    "int main() { return 0; }\n")
+
+
+def test_branches_the_emulator_never_compiles_are_not_refused(tmp_path):
+    """An #if/#ifdef/#ifndef branch that only CUDA or NVIDIA compilers take (or that excludes the
+    emulator) is not checked; a condition on any other macro is, as the emulator cannot tell."""
+    from hipport.emulator.transform import rewrite
+    _, refusals, _ = rewrite("branches.hip", _BRANCHES.encode())
+    assert [str(r) for r in refusals] == ["branches.hip:5: tex2D (texture fetch) is not supported by the hipport emulator"]
+    _, refusals, _ = rewrite("branches.hip", _BRANCHES.replace("#elif defined(SOME_BUILD_OPTION)", "#elif defined(__CUDACC__) && defined(SOME_BUILD_OPTION)").encode())
+    assert refusals == []
+    _, refusals, _ = rewrite("own.hip", ("#define __NVCC__ 1\n" + _BRANCHES).encode())  # the file defines it: unknown
+    assert "own.hip:4: __syncwarp (not declared by HIP 6.4 either) is not supported by the hipport emulator" in \
+        [str(r) for r in refusals]
+
+
 def test_cli_emulate_runs_and_refuses(host_compiler, cache_dir, tmp_path):
     runner = CliRunner()
     result = runner.invoke(main, ["emulate", str(FIXTURES / "sync_mask.hip"), "--wave", "32", "--build-dir",

@@ -383,7 +383,11 @@ def test_corpus_warp_shuffle_scan_is_left_where_its_header_decides(tmp_path):
         ("src/scan.cu", 28, "--fix left scan_tiles"),
     ]
     reasons = {(f.path, f.line): f.message.split(" as written: ")[1] for f in report.findings if f.rule_id == "HP1111"}
-    assert reasons[("src/histogram.cu", 20)] == "kWarpSize is used as a constexpr initialiser (line 17)"
+    assert reasons[("src/histogram.cu", 20)] == (
+        "kWarpSize is used as a constexpr initialiser (line 17: `kBins = kWarpSize`), and --fix has no rewrite for a "
+        "compile-time constant derived from the warp size (warpSize is a run-time value in ROCm 7)")
+    assert reasons[("src/scan.cu", 28)].startswith(
+        "kWarpSize is used as a constexpr initialiser (line 23: `kWarps = kScanBlock / kWarpSize`), and --fix has no ")
     assert reasons[("include/scan/warp_primitives.cuh", 14)] == (
         "the lane mask `ballot` is used in `*ballot_out = ballot;` (line 63), which --fix cannot widen to 64 bits")
     ported = (tmp_path / "out" / "src" / "compact.hip").read_text()
@@ -529,6 +533,154 @@ def test_syncwarp_and_warp_reductions_are_reported(tmp_path):
         "3:28 HP1101 the full lane mask 0xffffffff of __reduce_add_sync was widened to 0xffffffffffffffffULL: "
         "HIP's warp builtins take 64-bit masks",
     ]
+
+
+def test_masks_in_macro_bodies_and_full_mask_casts(tmp_path):
+    """A *_sync call written in a macro body: its full 32-bit mask (a literal, or -1 cast to a
+    32-bit unsigned type) is widened there, as at a call, any other 32-bit mask is reported at
+    the body (clang's error lands in HIP's header with a note at the macro); a full-mask cast at
+    a call is widened like 0xffffffff."""
+    text, findings = port(tmp_path, (
+        "#define SHFL_XOR(v, m) __shfl_xor_sync(uint32_t(-1), v, m)\n"
+        "#define SHFL(v, l) \\\n"
+        "  __shfl_sync(0xffffffff, v, l)\n"
+        "#define HALF(v) __shfl_down_sync(0xffffu, v, 1)\n"
+        "__device__ float f(float v) {\n"
+        "  v += SHFL_XOR(v, 1) + SHFL(v, 0) + HALF(v);\n"
+        "  v += __shfl_xor_sync(unsigned(-1), v, 2) + __shfl_xor_sync((uint32_t)~0u, v, 4);\n"
+        "  return __shfl_sync(static_cast<unsigned int>(0xffffffffu), v, 0);\n"
+        "}\n"), fix=False)
+    lines = text.splitlines()
+    assert lines[0] == "#define SHFL_XOR(v, m) __shfl_xor_sync(0xffffffffffffffffULL, v, m)"
+    assert lines[2] == "  __shfl_sync(0xffffffffffffffffULL, v, l)"
+    assert lines[3] == "#define HALF(v) __shfl_down_sync(0xffffu, v, 1)"
+    assert lines[6] == ("  v += __shfl_xor_sync(0xffffffffffffffffULL, v, 2) + "
+                        "__shfl_xor_sync(0xffffffffffffffffULL, v, 4);")
+    assert lines[7] == "  return __shfl_sync(0xffffffffffffffffULL, v, 0);"
+    widened = ("{at} HP1101 the full lane mask {mask} of {name} was widened to 0xffffffffffffffffULL: "
+               "HIP's warp builtins take 64-bit masks")
+    assert findings == [
+        widened.format(at="1:40", mask="uint32_t(-1)", name="__shfl_xor_sync"),
+        widened.format(at="3:15", mask="0xffffffff", name="__shfl_sync"),
+        "4:34 HP1102 __shfl_down_sync: the mask `0xffffu` is a 32-bit unsigned int (in a macro body), "
+        "but AMD wavefronts have 64 lanes and HIP lane masks are 64-bit",
+        widened.format(at="7:24", mask="unsigned(-1)", name="__shfl_xor_sync"),
+        widened.format(at="7:62", mask="(uint32_t)~0u", name="__shfl_xor_sync"),
+        widened.format(at="8:22", mask="static_cast<unsigned int>(0xffffffffu)", name="__shfl_sync"),
+    ]
+
+
+def test_macro_body_masks_from_parameters_or_widened_names_are_not_reported(tmp_path):
+    """A macro parameter's type is the argument's; a full mask named like one is widened where
+    it is defined with --fix (and reported there and in the body without it)."""
+    body = ("#define FULL_MASK 0xffffffff\n"
+            "unsigned mask = 3;\n"
+            "#define SHFL(mask, v) __shfl_sync(mask, v, 0)\n"
+            "#define ALL(v) __shfl_sync(FULL_MASK, v, 0)\n"
+            "__device__ float f(float v) { return SHFL(0xffffffffffffffffULL, v) + ALL(v); }\n")
+    text, findings = port(tmp_path, body, fix=True)
+    assert text.splitlines()[0] == "#define FULL_MASK 0xffffffffffffffffULL"
+    assert findings == ["1:9 HP1107 the mask FULL_MASK: 0xffffffff rewritten to 0xffffffffffffffffULL (--fix)"]
+    _, plain = port(tmp_path, body)
+    assert plain == [
+        "1:9 HP1102 FULL_MASK: the macro FULL_MASK is the 32-bit full mask, but AMD wavefronts have 64 lanes and HIP "
+        "lane masks are 64-bit",
+        "4:28 HP1102 __shfl_sync: the mask `FULL_MASK` (k.cpp:1) is a 32-bit unsigned int (in a macro body), but AMD "
+        "wavefronts have 64 lanes and HIP lane masks are 64-bit",
+    ]
+
+
+def test_narrow_functional_cast_mask_is_reported_at_the_call(tmp_path):
+    _, findings = port(tmp_path, "__device__ float f(float v, int m) { return __shfl_sync(unsigned(m), v, 0); }\n")
+    assert findings == ["1:57 HP1102 __shfl_sync: the mask `unsigned(m)` is a 32-bit unsigned int, but AMD wavefronts "
+                        "have 64 lanes and HIP lane masks are 64-bit"]
+
+
+HIP7_SYNCWARP = ('__builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront"), __builtin_amdgcn_wave_barrier(), '
+                 '__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront")')
+SYNCWARP_FIXED = ("rewritten (--fix) to what HIP 7.0 defines __syncwarp as: a wavefront-scope release fence, "
+                  "__builtin_amdgcn_wave_barrier(), a wavefront-scope acquire fence")
+
+
+def test_fix_rewrites_syncwarp_to_hip7s_definition(tmp_path):
+    """HP1115 (hipport/syncwarp.py): the call becomes a macro defined once before the first
+    function calling it: HIP 7.0's body of __syncwarp on AMD, CUDA's __syncwarp on NVIDIA; a mask
+    is still evaluated, and its own widening (HP1101) still applies inside it."""
+    text, findings = port(tmp_path, (
+        "#include <cstdio>\n"
+        "namespace n {\n"
+        "__device__ int f(int* s, int v) {\n"
+        "  s[threadIdx.x] = v; __syncwarp();\n"
+        "  if (v) __syncwarp(0xffffffff);\n"
+        "  __syncwarp(next_mask(v));\n"
+        "  return s[threadIdx.x ^ 1];\n"
+        "}\n"
+        "__device__ void g() { __syncwarp(); }\n"
+        "}\n"), fix=True)
+    assert text == (
+        "#include <cstdio>\n"
+        "namespace n {\n"
+        "#ifndef HIPPORT_SYNCWARP\n"
+        "#if defined(__NVCC__) || (defined(__CUDA__) && !defined(__HIP__)) /* HIP on NVIDIA: CUDA's own */\n"
+        "#define HIPPORT_SYNCWARP() __syncwarp()\n"
+        "#define HIPPORT_SYNCWARP_MASK(mask) __syncwarp(mask)\n"
+        "#else /* hipport --fix: __syncwarp as HIP 7.0 defines it (amd_warp_sync_functions.h); HIP 6 has none */\n"
+        f"#define HIPPORT_SYNCWARP() ({HIP7_SYNCWARP})\n"
+        "#define HIPPORT_SYNCWARP_MASK(mask) ((void)(mask), HIPPORT_SYNCWARP())\n"
+        "#endif\n"
+        "#endif\n"
+        "__device__ int f(int* s, int v) {\n"
+        "  s[threadIdx.x] = v; HIPPORT_SYNCWARP();\n"
+        "  if (v) HIPPORT_SYNCWARP_MASK(0xffffffffffffffffULL);\n"
+        "  HIPPORT_SYNCWARP_MASK(next_mask(v));\n"
+        "  return s[threadIdx.x ^ 1];\n"
+        "}\n"
+        "__device__ void g() { HIPPORT_SYNCWARP(); }\n"
+        "}\n")
+    mask_note = " (its mask evaluated, not checked: the fences order every lane of the wavefront)"
+    assert findings == [
+        f"4:23 HP1115 __syncwarp() {SYNCWARP_FIXED}; HIP 6.x has no __syncwarp",
+        f"5:10 HP1115 __syncwarp(0xffffffff) {SYNCWARP_FIXED}{mask_note}; HIP 6.x has no __syncwarp",
+        "5:21 HP1101 the full lane mask 0xffffffff of __syncwarp was widened to 0xffffffffffffffffULL: "
+        "HIP's warp builtins take 64-bit masks",
+        f"6:3 HP1115 __syncwarp(next_mask(v)) {SYNCWARP_FIXED}{mask_note}; HIP 6.x has no __syncwarp",
+        f"9:23 HP1115 __syncwarp() {SYNCWARP_FIXED}; HIP 6.x has no __syncwarp",
+    ]
+
+
+@pytest.mark.parametrize("body", [
+    "__host__ __device__ void f() { __syncwarp(); }\n",  # compiled for the host too: no AMD builtins there
+    "void f() { __syncwarp(); }\n",
+    "#define SYNC() __syncwarp()\n__device__ void f() { SYNC(); }\n",  # in a macro body
+    "__device__ void __syncwarp() {}\n__device__ void f() { __syncwarp(); }\n",  # the project's own
+    "#define __syncwarp() __builtin_amdgcn_wave_barrier()\n__device__ void f() { __syncwarp(); }\n",
+], ids=["host-device", "host", "macro-body", "own-function", "own-macro"])
+def test_fix_keeps_syncwarp_where_the_rewrite_is_not_sure_to_compile(tmp_path, body):
+    text, findings = port(tmp_path, body, fix=True)
+    assert "HIPPORT_SYNCWARP" not in text and text.count("__syncwarp") == body.count("__syncwarp")
+    assert not [f for f in findings if " HP1115 " in f]
+    assert [f for f in findings if " HP1108 " in f]
+
+
+def test_fixed_syncwarp_compiles_for_wave64_and_wave32(toolchain, tmp_path):
+    """The rewrite compiles, with a mask too, in a kernel and a device function, for gfx90a and
+    gfx1100, and as HIP on NVIDIA (nvcc 12.4, sm_90), where the macros are CUDA's __syncwarp."""
+    text, _ = port(tmp_path, (
+        "__device__ int g(int* s, int v) { s[threadIdx.x] = v; __syncwarp(); return s[threadIdx.x ^ 1]; }\n"
+        "__global__ void k(int* o) {\n"
+        "  __shared__ int s[64];\n"
+        "  int v = g(s, o[threadIdx.x]);\n"
+        "  unsigned m = __activemask();\n"
+        "  __syncwarp(m);\n"
+        "  s[threadIdx.x] = v; __syncwarp(0xffffffff); o[threadIdx.x] = s[threadIdx.x ^ 2];\n"
+        "}\n"), fix=True, name="k.cu")
+    assert len(re.findall(r"\b__syncwarp\(", text)) == 2  # CUDA's, in the NVIDIA branch of the macro block only
+    source = tmp_path / "k.hip"
+    source.write_text(text)
+    toolchain.compile_amd(source, tmp_path / "k.o", ("gfx90a", "gfx1100"))
+    assert toolchain.code_object_targets(tmp_path / "k.o") == [
+        "hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
+    toolchain.compile_nvidia(source, tmp_path / "k-nvidia.o", link=False)  # HIP on NVIDIA: CUDA's __syncwarp
 
 
 def test_fix_widens_a_full_mask_initializer_with_its_variable(tmp_path):

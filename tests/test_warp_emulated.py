@@ -16,6 +16,10 @@ array gets one slot per half. What the issue describes there is the half-fixed c
 is what old_fix.hip shows. ballot_out_param is a program --fix must leave as written (its ballot
 leaves through a 32-bit pointer): the --fix output is the unfixed port, wrong at width 64, and
 the conversion reports HP1111 errors for it (tests/test_warp.py) instead of a silent half-fix.
+syncwarp_exchange has no width assumption, only __syncwarp, which HIP 6.x lacks: its unfixed
+port does not build (nor does it with HIP 6.4), its --fix output (HIP 7.0's definition of
+__syncwarp, HP1115) gives the reference at both widths, and the same output with those calls
+deleted is wrong at both widths (the emulator sees a missing wave barrier).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from hipport import emulator
 from hipport.convert import ConvertOptions, convert_tree
 
 FIXTURES = Path(__file__).parent / "fixtures" / "warp"
-CASES = ["ballot_rank", "block_sum", "warp_size_define", "ballot_out_param"]
+CASES = ["ballot_rank", "block_sum", "warp_size_define", "ballot_out_param", "syncwarp_exchange"]
 
 
 @pytest.fixture(scope="module")
@@ -51,14 +55,14 @@ def reference(case: str) -> str:
     return (FIXTURES / case / "output.txt").read_text()
 
 
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", [case for case in CASES if case != "syncwarp_exchange"])
 def test_unfixed_port_at_width_32_is_the_reference(case, ports):
     result = run(ports[case][0], 32)
     assert (result.returncode, result.stdout) == (0, reference(case))
     assert result.stdout.endswith("Test PASSED\n")
 
 
-@pytest.mark.parametrize("case", ["ballot_rank", "block_sum", "warp_size_define"])
+@pytest.mark.parametrize("case", ["ballot_rank", "block_sum", "warp_size_define", "syncwarp_exchange"])
 @pytest.mark.parametrize("wave", [64, 32])
 def test_fix_output_gives_the_reference_at_both_widths(case, wave, ports):
     assert ports[case][1].read_text() == (FIXTURES / case / "fixed.hip").read_text()
@@ -140,6 +144,34 @@ def test_left_as_written_stays_wrong_at_width_64_and_is_reported(ports):
     assert result.returncode == 1
     assert result.stdout.endswith("Test FAILED\n")
     assert run(fixed, 32).stdout == reference("ballot_out_param")
+
+
+def test_syncwarp_exchange_unfixed_port_is_refused_naming_syncwarp(ports):
+    """HIP 6.4 has no __syncwarp, nor has the emulator: the port without --fix does not build."""
+    with pytest.raises(emulator.EmulatorError) as error:
+        emulator.build(ports["syncwarp_exchange"][0], 32)
+    assert str(error.value).splitlines()[1] == (
+        "  original.hip:21: __syncwarp (not declared by HIP 6.4 either) is not supported by the hipport emulator "
+        "(and 2 more)")
+
+
+@pytest.mark.parametrize("wave", [64, 32])
+def test_syncwarp_exchange_without_its_wave_barriers_is_wrong(wave, ports, tmp_path):
+    """The emulator sees a missing __syncwarp: with the three calls of HIPPORT_SYNCWARP deleted
+    from the --fix output, each lane runs on past its write and reads its neighbours' slots before they
+    write them (the slots still hold the previous value, or the 0xff fill), at both widths."""
+    body = ('__builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront"), __builtin_amdgcn_wave_barrier(), '
+            '__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront")')
+    fixed = ports["syncwarp_exchange"][1].read_text()
+    dropped = fixed.replace(f"#define HIPPORT_SYNCWARP() ({body})", "#define HIPPORT_SYNCWARP() ((void)0)")
+    assert "__builtin_amdgcn" not in dropped
+    source = tmp_path / "dropped.hip"
+    source.write_text(dropped)
+    result = run(source, wave)
+    assert (result.returncode, result.stdout) == (1, (
+        "block 0: checksum 59548 (expected 37060), 128 wrong\n"
+        "block 1: checksum 50378 (expected 34782), 128 wrong\n"
+        "Test FAILED\n"))
 
 
 TREE_FIXTURES = Path(__file__).parent / "fixtures" / "warp_tree"

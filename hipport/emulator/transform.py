@@ -299,6 +299,98 @@ class _Rewriter:
                               f"runtime and kernels only")
 
 
+#: Macros the emulator's build never defines (it is no CUDA or NVIDIA compiler) and always defines
+#: (hipport.emulator's compiler flags), for :func:`never_compiled`.
+_UNDEFINED_HERE = frozenset({"__NVCC__", "__CUDACC__", "__CUDA__", "__CUDA_ARCH__", "__HIP_PLATFORM_NVIDIA__",
+                             "__HIP_PLATFORM_NVCC__"})
+_DEFINED_HERE = frozenset({"HIPPORT_EMULATOR", "__HIP_PLATFORM_AMD__", "HIP_ENABLE_WARP_SYNC_BUILTINS"})
+_CONDITION_TOKEN = re.compile(r"\s*(?:(defined)\s*(?:\(\s*(\w+)\s*\)|(\w+))|(&&|\|\||!|\(|\)))")
+
+
+def _condition_value(text: str, source: bytes) -> bool | None:
+    """The value of an ``#if`` condition made only of ``defined(NAME)``, ``!``, ``&&``, ``||`` and
+    parentheses, for the emulator's build; None when it has anything else, or names a macro whose
+    value the emulator does not fix (or that the file itself defines or undefines)."""
+    tokens, position = [], 0
+    text = re.sub(r"/\*.*?\*/|//.*", " ", text).strip()
+    while position < len(text):
+        match = _CONDITION_TOKEN.match(text, position)
+        if match is None:
+            return None
+        position = match.end()
+        name = match.group(2) or match.group(3)
+        if match.group(1):
+            if name in _UNDEFINED_HERE or name in _DEFINED_HERE:
+                if re.search(rb"#\s*(?:define|undef)\s+" + re.escape(name.encode()) + rb"\b", source):
+                    return None
+                tokens.append(name in _DEFINED_HERE)
+            else:
+                tokens.append(None)
+        else:
+            tokens.append(match.group(4))
+    index = 0
+
+    def primary():
+        nonlocal index
+        if index >= len(tokens):
+            raise ValueError
+        token = tokens[index]
+        index += 1
+        if token == "!":
+            value = primary()
+            return None if value is None else not value
+        if token == "(":
+            value = disjunction()
+            if index >= len(tokens) or tokens[index] != ")":
+                raise ValueError
+            index += 1
+            return value
+        if token is None or isinstance(token, bool):
+            return token
+        raise ValueError
+
+    def conjunction():
+        nonlocal index
+        value = primary()
+        while index < len(tokens) and tokens[index] == "&&":
+            index += 1
+            other = primary()
+            value = False if value is False or other is False else None if value is None or other is None else True
+        return value
+
+    def disjunction():
+        nonlocal index
+        value = conjunction()
+        while index < len(tokens) and tokens[index] == "||":
+            index += 1
+            other = conjunction()
+            value = True if value is True or other is True else None if value is None or other is None else False
+        return value
+
+    try:
+        value = disjunction()
+    except ValueError:
+        return None
+    return value if index == len(tokens) else None
+
+
+def never_compiled(node, source: bytes) -> bool:
+    """``node`` (``#if``, ``#ifdef``, ``#ifndef``, ``#elif``) opens a branch the emulator's build
+    never compiles: ``#if defined(__NVCC__) || (defined(__CUDA__) && !defined(__HIP__))``,
+    ``#ifdef __CUDA_ARCH__``, ``#ifndef HIPPORT_EMULATOR``. What such a branch names is not refused."""
+    if node.type == "preproc_ifdef":
+        name = node.child_by_field_name("name")
+        if name is None:
+            return False
+        negated = b"".join(source[node.start_byte:name.start_byte].split()).startswith(b"#ifndef")
+        value = _condition_value(f"defined({source[name.start_byte:name.end_byte].decode()})", source)
+        return value is not None and value == negated
+    condition = node.child_by_field_name("condition")
+    if condition is None:
+        return False
+    return _condition_value(source[condition.start_byte:condition.end_byte].decode("utf-8", "replace"), source) is False
+
+
 def rewrite(path: str, source: bytes) -> tuple[bytes, list[Refusal], set[str]]:
     """Rewrite one source or header for the emulator.
 
@@ -331,6 +423,11 @@ def rewrite(path: str, source: bytes) -> tuple[bytes, list[Refusal], set[str]]:
         elif kind == "declaration" and any(c.type == "type_qualifier" and rewriter.text(c) == b"__shared__"
                                            for c in node.children):
             rewriter.shared(node)
+            continue
+        elif kind in ("preproc_if", "preproc_ifdef", "preproc_elif") and never_compiled(node, source):
+            alternative = node.child_by_field_name("alternative")
+            if alternative is not None:  # the #elif / #else branch may be compiled
+                stack.append(alternative)
             continue
         elif kind == "preproc_include":
             rewriter.include(node)

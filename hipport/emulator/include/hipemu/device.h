@@ -506,6 +506,20 @@ inline int __all(int predicate, HIPEMU_SITE) {
     return int(::hipemu::wave_op(::hipemu::kAll, "__all", predicate != 0, 0, warpSize, false, 0, HIPEMU_AT));
 }
 
+// The two AMD builtins HIP 7.0 defines __syncwarp with (amd_warp_sync_functions.h: a release fence
+// of wavefront scope, __builtin_amdgcn_wave_barrier(), an acquire fence of wavefront scope), which
+// `hipport convert --fix` writes in place of __syncwarp calls. On the GPU the lanes of a wavefront
+// run in lock-step and the wave barrier keeps the compiler from moving memory accesses across it;
+// here the lanes run one after another, so the wave barrier is a wavefront operation: every lane
+// that has not exited writes what it wrote before it, then every lane goes on.
+inline void __builtin_amdgcn_wave_barrier(HIPEMU_SITE) {
+    ::hipemu::wave_op(::hipemu::kSync, "__builtin_amdgcn_wave_barrier", 0, 0, warpSize, false, 0, HIPEMU_AT);
+}
+inline void __builtin_amdgcn_fence(int order, const char* scope) {
+    (void)scope;  // "wavefront", "workgroup", "agent" or "" (system): all one host thread here
+    __atomic_thread_fence(order);
+}
+
 // The *_sync forms and __activemask: declared, as in HIP 6.4, only with HIP_ENABLE_WARP_SYNC_BUILTINS
 // (hipport emulate defines it, as hipport's HIP builds do).
 #ifdef HIP_ENABLE_WARP_SYNC_BUILTINS
