@@ -364,13 +364,16 @@ class Report:
         return self.by_line.get(site, []) if site else []
 
 
-def explain(diag: Diagnostic, report: Report) -> list[dict]:
+def explain(diag: Diagnostic, report: Report, closure: "set[str] | None" = None) -> list[dict]:
     """The findings that explain a compile error: those on its own line, else those on the lines
     of its include chain and notes (every site in a file of the tree), else the finding of a
     CUDA version test whose ``#if`` governs the error (:func:`version_regions`): the error's line,
     or a line of its chain, lies in that conditional, or the error says a name is undeclared
     (``use of undeclared identifier 'X'``, ``unknown type name 'X'``...) that the tree declares
-    only where such a test decides (its groups, or tree files it ``#include``\ s there).
+    only where such a test decides (its groups, or tree files it ``#include``\ s there), in a
+    file the unit reads: ``closure`` (OUT-relative paths of the files the unit includes,
+    transitively, itself included; None: any file of the tree), so that a version test in another
+    program of the tree explains nothing here.
     Empty: unexplained."""
     if diag.file is None:
         return []
@@ -395,8 +398,9 @@ def explain(diag: Diagnostic, report: Report) -> list[dict]:
                 return [region.finding]
     missing = _UNDECLARED_RE.search(diag.message)
     if missing:
+        read = None if closure is None else {report.out_to_src[rel] for rel in closure if rel in report.out_to_src}
         for region in report.version_regions:
-            if missing.group(1) in region.names:
+            if missing.group(1) in region.names and (read is None or region.path in read):
                 return [region.finding]
     return found
 
@@ -658,8 +662,10 @@ def _display(report: Report, file: str | None) -> str | None:
     return report.rel_out(file) or file
 
 
-def classify(stderr: str, report: Report, unit: str) -> tuple[str, list[ErrorResult], ErrorResult | None]:
-    """Status (``explained``/``unexplained``) and error results of a failed compile's stderr.
+def classify(stderr: str, report: Report, unit: str,
+             closure: "set[str] | None" = None) -> tuple[str, list[ErrorResult], ErrorResult | None]:
+    """Status (``explained``/``unexplained``) and error results of a failed compile's stderr
+    (``closure``: the OUT-relative files the unit reads, see :func:`explain`).
 
     An error with no finding of its own is a *consequence* of an earlier explained error of the
     same unit when its message quotes a name (not a C++ keyword) that the earlier error quoted or
@@ -681,7 +687,7 @@ def classify(stderr: str, report: Report, unit: str) -> tuple[str, list[ErrorRes
     explained_names: dict[str, str] = {}  # name -> the explaining finding of an earlier error
     explained_lines: dict[tuple[str, int], str] = {}  # (OUT file, line) of an explained error -> its finding
     for d in diags:
-        found = explain(d, report)
+        found = explain(d, report, closure)
         rel = _display(report, d.file)
         e = ErrorResult(rel, d.line, d.message, _source_line(report.out, report.rel_out(d.file) if d.file else None, d.line),
                         [f"{f['rule_id']} {f['path']}:{f['line']}" for f in found])
@@ -916,7 +922,7 @@ def _check_converted(options: Options, out: Path, toolchain: Toolchain, log, sta
         result = UnitResult(unit, "ok", round(time.time() - t0, 2), command=cmd, rdc=rdc)
         if rc == 0:
             return result
-        result.status, result.errors, result.first_unexplained = classify(stderr, report, unit)
+        result.status, result.errors, result.first_unexplained = classify(stderr, report, unit, closures[unit])
         if result.status == "unexplained" and options.baseline:
             result.baseline_error = baseline(unit, n, rdc)
             if result.baseline_error is not None:

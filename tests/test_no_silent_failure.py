@@ -425,6 +425,32 @@ def test_errors_in_code_a_cuda_version_test_selects(tmp_path):
     assert cause(7, "expected ';'") == []
 
 
+def test_a_version_test_explains_names_only_in_the_files_the_unit_reads(tmp_path):
+    """The name a CUDA version test declares in one program does not explain the same undeclared
+    name in another program of the tree (HeCBench: su3-cuda's missing thrust::host_vector was
+    'explained' by an HP1209 region of attention-paged-cuda): with the unit's closure, only the
+    regions of the files it reads count."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    for root in (src, out):
+        (root / "a").mkdir(parents=True), (root / "b").mkdir()
+    versioned = "#if CUDART_VERSION >= 11000\nint fast_count(int n);\n#endif\n"
+    (src / "a" / "main.cu").write_text(versioned)
+    (out / "a" / "main.hip").write_text(versioned)
+    (src / "b" / "main.cu").write_text("int main() { return fast_count(1); }\n")
+    (out / "b" / "main.hip").write_text("int main() { return fast_count(1); }\n")
+    report = {"files": [{"path": "a/main.cu", "output": "a/main.hip"}, {"path": "b/main.cu", "output": "b/main.hip"}],
+              "findings": [{"path": "a/main.cu", "line": 1, "rule_id": "HP1209", "severity": "warning"}]}
+    (out / "hipport-report.json").write_text(json.dumps(report))
+    rep = nsf.Report(src, out)
+    error = nsf.Diagnostic(str(out / "b" / "main.hip"), 1, 21, "use of undeclared identifier 'fast_count'")
+    assert [f["path"] for f in nsf.explain(error, rep)] == ["a/main.cu"]  # no closure: any file of the tree
+    assert nsf.explain(error, rep, {"b/main.hip"}) == []
+    assert [f["path"] for f in nsf.explain(error, rep, {"b/main.hip", "a/main.hip"})] == ["a/main.cu"]
+    stderr = f"{out / 'b' / 'main.hip'}:1:21: error: use of undeclared identifier 'fast_count'\n"
+    status, errors, first = nsf.classify(stderr, rep, "b/main.hip", {"b/main.hip"})
+    assert (status, errors[0].explained_by, first.line) == ("unexplained", [], 1)
+
+
 def test_errors_on_the_later_lines_of_a_call_whose_first_line_is_explained(tmp_path):
     """clang's "did you mean" recovery on a call's first line (explained by its finding) goes on
     with errors on the call's argument lines: consequences of that finding. An error on the next
