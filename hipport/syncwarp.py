@@ -26,7 +26,7 @@ CUDA's own ``__syncwarp``, mask included::
     __syncwarp();      ->  HIPPORT_SYNCWARP();
     __syncwarp(mask);  ->  HIPPORT_SYNCWARP_MASK(mask);
 
-    #if defined(__NVCC__) || (defined(__CUDA__) && !defined(__HIP__))  (hip_common.h's NVIDIA test)
+    #if defined(__HIP_PLATFORM_NVIDIA__)  (hip/hip_common.h defines it under nvcc; the port includes HIP first)
     #define HIPPORT_SYNCWARP() __syncwarp()
     #define HIPPORT_SYNCWARP_MASK(mask) __syncwarp(mask)
     #else
@@ -68,7 +68,7 @@ HIP7_SYNCWARP_BODY = (b'__builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront"), _
 SYNCWARP_MACRO, SYNCWARP_MASK_MACRO = b"HIPPORT_SYNCWARP", b"HIPPORT_SYNCWARP_MASK"
 #: The definitions --fix inserts (``{nl}``: the file's line ending).
 SYNCWARP_BLOCK = (b"#ifndef HIPPORT_SYNCWARP{nl}"
-                  b"#if defined(__NVCC__) || (defined(__CUDA__) && !defined(__HIP__)) /* HIP on NVIDIA: CUDA's own */{nl}"
+                  b"#if defined(__HIP_PLATFORM_NVIDIA__) /* HIP on NVIDIA: CUDA's own */{nl}"
                   b"#define HIPPORT_SYNCWARP() __syncwarp(){nl}"
                   b"#define HIPPORT_SYNCWARP_MASK(mask) __syncwarp(mask){nl}"
                   b"#else /* hipport --fix: __syncwarp as HIP 7.0 defines it (amd_warp_sync_functions.h); HIP 6 has none */{nl}"

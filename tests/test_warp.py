@@ -621,7 +621,7 @@ def test_fix_rewrites_syncwarp_to_hip7s_definition(tmp_path):
         "#include <cstdio>\n"
         "namespace n {\n"
         "#ifndef HIPPORT_SYNCWARP\n"
-        "#if defined(__NVCC__) || (defined(__CUDA__) && !defined(__HIP__)) /* HIP on NVIDIA: CUDA's own */\n"
+        "#if defined(__HIP_PLATFORM_NVIDIA__) /* HIP on NVIDIA: CUDA's own */\n"
         "#define HIPPORT_SYNCWARP() __syncwarp()\n"
         "#define HIPPORT_SYNCWARP_MASK(mask) __syncwarp(mask)\n"
         "#else /* hipport --fix: __syncwarp as HIP 7.0 defines it (amd_warp_sync_functions.h); HIP 6 has none */\n"
