@@ -78,7 +78,8 @@ from hipport.toolchain import Toolchain, ToolchainMissing  # noqa: E402
 #: Finding ids that, at error severity, say the program needs something HIP does not have:
 #: inline PTX (HP1001, HP1003), ``__reduce_*_sync`` (HP1109), dynamic parallelism (HP1202),
 #: ``nvcuda::wmma`` (HP1205; rocWMMA is a separate library with another API), surface references
-#: (HP1207), multi-device cooperative launches (HP1208), host runtime calls in device code
+#: (HP1207), multi-device cooperative launches (HP1208), libcu++ (HP1204: ``cuda::barrier``,
+#: ``cuda::pipeline``, ``cuda::std::``; ROCm 6.4 ships no such library), host runtime calls in device code
 #: (HP1211: HIP has no device-side runtime API), a CUDA name with no HIP counterpart (HP2001), a
 #: name CUDA itself removed (HP2002), NVIDIA's old cutil SDK library (HP2009), a ported header no
 #: HIP/ROCm 6.4 package ships (HP2016: hipdnn.h), a CUDA library with no HIP/ROCm counterpart (HP3005). Left out on purpose: code fixes for features HIP has
@@ -86,7 +87,7 @@ from hipport.toolchain import Toolchain, ToolchainMissing  # noqa: E402
 #: types, HP2010 calls whose HIP twin takes other arguments) and the build findings
 #: HP3002/HP3003 (the build file, not the program's features).
 MISSING_FEATURE_IDS: frozenset[str] = frozenset(
-    {"HP1001", "HP1003", "HP1109", "HP1202", "HP1205", "HP1207", "HP1208", "HP1211", "HP2001", "HP2002",
+    {"HP1001", "HP1003", "HP1109", "HP1202", "HP1204", "HP1205", "HP1207", "HP1208", "HP1211", "HP2001", "HP2002",
      "HP2009", "HP2016", "HP3005"})
 
 #: Suffixes of translation units (``discover.UNIT_SUFFIXES``) and of the sources scanned for
