@@ -45,11 +45,21 @@ def device_overloads() -> tuple[dict[str, str], dict[str, dict[tuple[str, ...], 
     """(typedef name -> canonical spelling, function name -> {normalized parameter types ->
     ``header:line`` of HIP's definition}) from ``rules/hip_headers/device_overloads.yaml``.
 
+    Kept between processes in the rule-table cache (:mod:`hipport.rulecache`, keyed by the file's
+    bytes): parsing the YAML took about 0.1 CPU s of every run.
+
     Raises:
         RuleError: the file lacks the ``typedefs:`` or ``device_overloads:`` mapping its
             generator writes.
     """
+    from .rulecache import cached_table
+
     path = data_dir("rules") / DEVICE_OVERLOADS_FILE
+    return cached_table("device-overloads", [path], lambda: _load_device_overloads(path), tuple)
+
+
+def _load_device_overloads(path: Path) -> tuple[dict[str, str], dict[str, dict[tuple[str, ...], str]]]:
+    """The table :func:`device_overloads` describes, read from ``path``; raises as it."""
     data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     if not (isinstance(data, dict) and isinstance(data.get("typedefs"), dict)
             and isinstance(data.get("device_overloads"), dict)):

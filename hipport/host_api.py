@@ -33,10 +33,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import tree_sitter
-import yaml
 
 from .edits import Edit
-from .resources import data_dir
+from .resources import load_data_yaml
 
 if TYPE_CHECKING:
     from .analyze import _FileContext
@@ -201,7 +200,7 @@ def analyze_context_create_params(ctx: "_FileContext") -> None:
 def struct_member_spellings() -> dict[str, tuple[dict, ...]]:
     """CUDA member name -> its entries of ``rules/hip_headers/struct_members.yaml`` (each a dict
     with ``cuda_types`` (list of CUDA type names), ``cuda``, ``hip``, ``hip_type``, ``hip_header``)."""
-    data = yaml.safe_load((data_dir("rules") / "hip_headers" / "struct_members.yaml").read_text())
+    data = load_data_yaml("hip_headers", "struct_members.yaml")
     table: dict[str, list[dict]] = {}
     for entry in data["members"]:
         table.setdefault(entry["cuda"], []).append(entry)

@@ -48,8 +48,15 @@ def toolkit_headers() -> tuple[frozenset[str], frozenset[str]]:
     Raises:
         FileNotFoundError, yaml.YAMLError: the shipped data file is missing or unreadable.
     """
-    data = load_data_yaml("toolkit", "cuda_headers.yaml")
-    return frozenset(data["headers"]), frozenset(data.get("in_hip") or ())
+    from .resources import data_dir
+    from .rulecache import cached_table
+
+    def build() -> tuple[frozenset[str], frozenset[str]]:
+        data = load_data_yaml("toolkit", "cuda_headers.yaml")
+        return frozenset(data["headers"]), frozenset(data.get("in_hip") or ())
+
+    # In the rule-table cache (keyed by the file's bytes): the YAML of 1,697 names costs more to parse.
+    return cached_table("toolkit-headers", [data_dir("rules") / "toolkit" / "cuda_headers.yaml"], build, tuple)
 
 
 @lru_cache(maxsize=1)
