@@ -44,6 +44,7 @@ from .cutil import analyze_cutil
 from .device_context import analyze_device_context, device_code
 from .register_keyword import analyze_register_keyword
 from .syncwarp import analyze_syncwarp
+from .version_macros import analyze_cuda_version_macros
 from .handle_types import analyze_handle_types
 from .group_shuffles import analyze_group_shuffles
 from .half_bfloat16 import analyze_half_bfloat16
@@ -895,6 +896,7 @@ def analyze_file(
     analyze_device_context(ctx)
     analyze_register_keyword(ctx, fix)
     analyze_syncwarp(ctx, fix)
+    analyze_cuda_version_macros(ctx, fix, _implicit_include_offset(ctx))
     analyze_handle_types(ctx)
     analyze_group_shuffles(ctx)
     analyze_half_bfloat16(ctx)

@@ -296,6 +296,7 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "cooperative-multi-device": frozenset({"name"}),
     "warp-synchronous": frozenset({"name", "condition"}),
     "cuda-version-macro": frozenset({"name"}),
+    "cuda-version-defined": frozenset({"name", "value", "release"}),
     "image-api-gfx94x": frozenset({"name"}),
     "signature-differs": frozenset({"name", "hip", "what"}),
     "signature-narrower": frozenset({"name", "hip", "what"}),
