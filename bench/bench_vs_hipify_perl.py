@@ -483,7 +483,14 @@ def _run(args: argparse.Namespace) -> int:
     WORK.mkdir(parents=True, exist_ok=True)
     load_start = _loadavg()
     tree = args.tree or WORK / f"tree-{args.lines}"
-    manifest = ensure_tree(tree, args.lines, args.seed, args.regenerate)
+    if args.tree is not None and not (args.tree / generate_tree.MANIFEST).is_file():
+        # A tree of real code (a fetched CUDA project): measured as it is, never generated into.
+        if not args.tree.is_dir():
+            raise BenchError(f"--tree {args.tree}: not a folder")
+        manifest = {"seed": None, "file_lines_min": None, "file_lines_max": None, "real_tree": True}
+        print(f"measuring the tree {tree} as it is (no {generate_tree.MANIFEST}: not a generated tree)")
+    else:
+        manifest = ensure_tree(tree, args.lines, args.seed, args.regenerate)
     files = source_files(tree)
     lines = sum((tree / rel).read_bytes().count(b"\n") for rel in files)
     expected = expected_from_input(tree, files)
@@ -536,9 +543,10 @@ def _run(args: argparse.Namespace) -> int:
     # ---- print
     hipport_median = timings[1]
     print()
-    print(f"## hipport vs hipify-perl: {len(files)} files, {lines:,} lines "
-          f"(tree {tree.relative_to(REPO) if tree.is_relative_to(REPO) else tree}, "
-          f"seed {manifest.get('seed')}, sizes {manifest.get('file_lines_min')}..{manifest.get('file_lines_max')} lines)")
+    where = tree.relative_to(REPO) if tree.is_relative_to(REPO) else tree
+    about = ("a tree of real code, measured as it is" if manifest.get("real_tree") else
+             f"seed {manifest.get('seed')}, sizes {manifest.get('file_lines_min')}..{manifest.get('file_lines_max')} lines")
+    print(f"## hipport vs hipify-perl: {len(files)} files, {lines:,} lines (tree {where}, {about})")
     print()
     rows = []
     for t in timings:
