@@ -244,10 +244,6 @@ def _mapping_fields(mapping: Mapping, rules: RuleSet) -> dict[str, str]:
     }
 
 
-def _point_of(ctx: _FileContext, node: tree_sitter.Node, offset: int) -> tuple[int, int]:
-    """0-based (row, byte column) of ``offset``, which lies inside ``node`` (no scan from the file start)."""
-    row = node.start_point[0] + ctx.source.count(b"\n", node.start_byte, offset)
-    return row, offset - (ctx.source.rfind(b"\n", 0, offset) + 1)
 
 
 def _rewrite_identifiers(ctx: _FileContext) -> None:
@@ -283,7 +279,7 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
             continue
         if construct is not None and _construct_applies(construct, node):
             ctx.result.uses_cuda = True
-            ctx.report(construct.check, _point_of(ctx, node, start), name=construct.name)
+            ctx.report(construct.check, ctx.point(start), name=construct.name)
         if mapping is None:
             continue
         name = mapping.cuda
@@ -299,10 +295,10 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
         ctx.result.uses_cuda = True
         renamed_to = None if hip is None else hip.decode("utf-8")
         if name in calls and replacement is not None:
-            report_signatures(ctx, node, calls[name], _point_of(ctx, node, start))
-            hip = _rewrite_call(ctx, node, calls[name], hip, name, _point_of(ctx, node, start))
+            report_signatures(ctx, node, calls[name], ctx.point(start))
+            hip = _rewrite_call(ctx, node, calls[name], hip, name, ctx.point(start))
         if renamed_to is not None and renamed_to != name:
-            row, column = _point_of(ctx, node, start)
+            row, column = ctx.point(start)
             ctx.result.renamed.setdefault(name, (renamed_to, row + 1, column + 1))
         if hip and mapping.kind in _TYPE_KINDS:
             hip = elaborated_name(ctx, node, start, end, mapping, hip)
@@ -313,10 +309,10 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
             ctx.result.references_rewritten += 1
         check_name = _FINDING_STATUSES.get(status)
         if check_name:
-            ctx.report(check_name, _point_of(ctx, node, start), name=name,
+            ctx.report(check_name, ctx.point(start), name=name,
                        **_mapping_fields(mapping, ctx.rules))
         if name in _HOST_ONLY_CALLS and (function := _device_function(ctx, node)):
-            ctx.report("dynamic-parallelism", _point_of(ctx, node, start), name=name, function=function)
+            ctx.report("dynamic-parallelism", ctx.point(start), name=name, function=function)
 
 
 _NAMESPACE_USE_AFTER = re.compile(rb"[ \t]*::")
@@ -351,11 +347,11 @@ def _rewrite_namespace(ctx: _FileContext, node: tree_sitter.Node, start: int, en
         if replacement is not None:
             ctx.result.edits.append(Edit(start, end, replacement))
             ctx.result.references_rewritten += 1
-            row, column = _point_of(ctx, node, start)
+            row, column = ctx.point(start)
             ctx.result.renamed.setdefault(mapping.cuda, (replacement.decode("utf-8"), row + 1, column + 1))
         check_name = _FINDING_STATUSES.get(ctx.rules.target(mapping)[1])
         if check_name:
-            ctx.report(check_name, _point_of(ctx, node, start), name=mapping.cuda,
+            ctx.report(check_name, ctx.point(start), name=mapping.cuda,
                        **_mapping_fields(mapping, ctx.rules))
         return True
     return False
@@ -642,7 +638,7 @@ def _rewrite_launches(ctx: _FileContext, launch_syntax: str) -> None:
             ctx.result.kernel_launches += 1
             ctx.result.uses_cuda = True
             if launch_syntax == "hip":
-                ctx.report("launch-kept", _point_of(ctx, token, match.start()), name="<<<",
+                ctx.report("launch-kept", ctx.point(match.start()), name="<<<",
                            reason="the launch is inside a macro body")
             continue
         config = token.parent

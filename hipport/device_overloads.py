@@ -23,12 +23,11 @@ from functools import lru_cache
 from pathlib import Path
 
 import tree_sitter
-import yaml
 
 from .collisions import _function_declarator, _line_end, _line_start, _newline, _parameter_type, _parameters
 from .device_context import function_kind
 from .edits import Edit
-from .resources import data_dir
+from .resources import data_dir, load_yaml_file
 from .rules import RuleError
 
 DEVICE_OVERLOADS_FILE = Path("hip_headers") / "device_overloads.yaml"
@@ -60,7 +59,7 @@ def device_overloads() -> tuple[dict[str, str], dict[str, dict[tuple[str, ...], 
 
 def _load_device_overloads(path: Path) -> tuple[dict[str, str], dict[str, dict[tuple[str, ...], str]]]:
     """The table :func:`device_overloads` describes, read from ``path``; raises as it."""
-    data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    data = load_yaml_file(path)
     if not (isinstance(data, dict) and isinstance(data.get("typedefs"), dict)
             and isinstance(data.get("device_overloads"), dict)):
         raise RuleError(path, 1, "expected 'typedefs:' and 'device_overloads:' mappings "

@@ -38,10 +38,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import tree_sitter
-import yaml
 
 from .edits import Edit
-from .resources import data_dir
+from .resources import data_dir, load_yaml_file
 from .rules import Mapping, RuleError
 
 if TYPE_CHECKING:
@@ -78,7 +77,7 @@ def type_tags() -> dict[str, dict[str, str]]:
 
 def _load_type_tags(path: Path) -> dict[str, dict[str, str]]:
     """The checked ``type_tags:`` table of ``path`` (see :func:`type_tags`); raises as it."""
-    data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    data = load_yaml_file(path)
     table = data.get("type_tags") if isinstance(data, dict) else None
     if not isinstance(table, dict):
         raise RuleError(path, 1, "expected a 'type_tags:' mapping (tools/hip_type_tags.py writes this file)")

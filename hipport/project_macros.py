@@ -33,7 +33,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Callable, Iterator, Mapping
 
 #: Byte-order mark of UTF-8 (some editors start every file with it).
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -221,8 +221,21 @@ def _condition(kind: str, text: str, index: int):
         name = _NAME.match(text.strip())
         defined = _known(name.group(), index)[0] if name else None
         return defined if kind == "ifdef" else _not(defined)
+    return condition_value(text, lambda name: _known(name, index))
+
+
+def condition_value(text: str, known: "Callable[[str], tuple[bool | None, int | None]]") -> "bool | None":
+    """The truth of the ``#if``/``#elif`` expression ``text`` (comments already removed), or None
+    where it depends on a macro ``known`` does not fix, or is not an expression this evaluator
+    reads (C's preprocessor arithmetic, ``defined``, ``?:``; a function-like macro is unknown).
+
+    Args:
+        text: the expression after ``#if``.
+        known: macro name -> (is it defined: True/False/None for unknown, its value as an int or
+            None); an undefined macro should give ``(False, 0)``, as the preprocessor reads it.
+    """
     try:
-        value = _Expression(text, index).parse()
+        value = _Expression(text, known).parse()
     except (IndexError, ValueError):
         return None
     return None if value is None else value != 0
@@ -239,7 +252,7 @@ class _Expression:
         ValueError, IndexError: the expression is not one this evaluator reads.
     """
 
-    def __init__(self, text: str, index: int):
+    def __init__(self, text: str, known: "Callable[[str], tuple[bool | None, int | None]]"):
         self.tokens: list[tuple[str, str]] = []
         position = 0
         text = text.strip()
@@ -250,7 +263,7 @@ class _Expression:
             number, name, operator = match.groups()
             self.tokens.append(("n", number) if number else ("i", name) if name else ("o", operator))
             position = match.end()
-        self.index = index
+        self.known = known
         self.at = 0
 
     def parse(self):
@@ -323,7 +336,7 @@ class _Expression:
                 raise ValueError("defined")
             if parenthesized and self._take()[1] != ")":
                 raise ValueError(")")
-            defined = _known(name, self.index)[0]
+            defined = self.known(name)[0]
             return None if defined is None else int(defined)
         if kind == "i":
             if self._peek() == "(":  # a function-like macro: its value is unknown
@@ -336,7 +349,7 @@ class _Expression:
                         return None
             if text in ("true", "false"):
                 return int(text == "true")
-            return _known(text, self.index)[1]
+            return self.known(text)[1]
         raise ValueError(text)
 
 

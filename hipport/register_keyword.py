@@ -48,7 +48,6 @@ def analyze_register_keyword(ctx: "_FileContext", fix: bool) -> None:
     """
     if b"register" not in ctx.source or ctx.path.endswith(".c"):
         return
-    from .analyze import _point_of
     source = ctx.source
     for match in _REGISTER.finditer(source):
         start, end = match.span()
@@ -68,6 +67,6 @@ def analyze_register_keyword(ctx: "_FileContext", fix: bool) -> None:
             while source[stop:stop + 1] in (b" ", b"\t"):
                 stop += 1
             ctx.result.edits.append(Edit(start, stop, b""))
-        ctx.report("register-removed" if fix else "register-keyword", _point_of(ctx, node, start), name="register",
+        ctx.report("register-removed" if fix else "register-keyword", ctx.point(start), name="register",
                    where=where)
 

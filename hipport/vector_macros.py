@@ -64,7 +64,6 @@ def analyze_vector_macros(ctx: "_FileContext", resolve_header: Callable[[str], "
     sources = ctx.sources
     if b"include" not in source or (sources is None and _DEFINE.search(source) is None):
         return
-    from .analyze import _point_of
     active: dict[str, tuple[str, int, int | None]] = {}  # name -> (path, line, offset of this file's include)
     unparsed: set[int] = set()  # this file's includes that the grammar did not parse as includes
     for step in walk(ctx.path, source, sources):
@@ -93,7 +92,7 @@ def analyze_vector_macros(ctx: "_FileContext", resolve_header: Callable[[str], "
             macros = ", ".join(f"{name} (line {line})" if path == ctx.path else f"{name} ({path} line {line})"
                                for name, (path, line, _) in active.items())
             node = ctx.node_at(top.offset, top.offset + len(top.operand.encode()))
-            ctx.report("vector-type-macro", _point_of(ctx, node, top.offset), name=top.operand, macros=macros,
+            ctx.report("vector-type-macro", ctx.point(top.offset), name=top.operand, macros=macros,
                        via=_through(step, via) if step.chain else via)
         return  # HIP's headers are read: later macros do not reach them
 

@@ -371,7 +371,7 @@ def explain(diag: Diagnostic, report: Report, closure: "set[str] | None" = None)
     CUDA version test whose ``#if`` governs the error (:func:`version_regions`): the error's line,
     or a line of its chain, lies in that conditional, or the error says a name is undeclared
     (``use of undeclared identifier 'X'``, ``unknown type name 'X'``...) that the tree declares
-    only where such a test decides (its groups, or tree files it ``#include``\ s there), in a
+    only where such a test decides (its groups, or tree files it ``#include`` there), in a
     file the unit reads: ``closure`` (OUT-relative paths of the files the unit includes,
     transitively, itself included; None: any file of the tree), so that a version test in another
     program of the tree explains nothing here.

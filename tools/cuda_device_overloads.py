@@ -47,12 +47,15 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from hipport.precise import SYSTEM_LIBCLANG, SYSTEM_RESOURCE_DIR  # noqa: E402  (Debian's libclang-19, as precise mode)
+
 RULE_FILES = (REPO / "rules" / "cuda_device.yaml", REPO / "rules" / "cucomplex.yaml", REPO / "rules" / "curand.yaml")
 DEFAULT_INCLUDE = REPO / ".toolchain" / "cuda" / "include"
 DEFAULT_OUTPUT = REPO / "tests" / "fixtures" / "device_overloads"
 HEADERS = ("cuda_runtime.h", "cuda_fp16.h", "cuda_bf16.h", "cuComplex.h", "curand_kernel.h")
-SYSTEM_LIBCLANG = Path("/usr/lib/llvm-19/lib/libclang-19.so.1")
-SYSTEM_RESOURCE_DIR = Path("/usr/lib/llvm-19/lib/clang/19")
 
 
 def rule_names(kind: str, rule_files=RULE_FILES) -> set[str]:

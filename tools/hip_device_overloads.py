@@ -52,14 +52,15 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from hipport.precise import SYSTEM_LIBCLANG, SYSTEM_RESOURCE_DIR  # noqa: E402
 from hipport.toolchain import Toolchain, default_toolchain_dir  # noqa: E402
 
 sys.path.insert(0, str(REPO / "tools"))
 from generated_file import check_or_write  # noqa: E402
 
 OUTPUT = REPO / "rules" / "hip_headers" / "device_overloads.yaml"
-LIBCLANG = Path("/usr/lib/llvm-19/lib/libclang-19.so.1")
-RESOURCE_DIR = Path("/usr/lib/llvm-19/lib/clang/19")
+# Debian's libclang-19 and its resource headers, as hipport's precise mode uses them.
+LIBCLANG, RESOURCE_DIR = SYSTEM_LIBCLANG, SYSTEM_RESOURCE_DIR
 HEADERS = ("hip/hip_runtime.h", "hip/hip_fp16.h", "hip/hip_bf16.h")
 #: The standard typedefs a parameter may be written with (C11 <stdint.h>, <stddef.h>).
 STANDARD_TYPEDEFS = tuple(f"{sign}int{bits}_t" for sign in ("", "u") for bits in (8, 16, 32, 64)) + (

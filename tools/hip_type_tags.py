@@ -58,14 +58,15 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from hipport.rules import TARGET_LIBS, load_rules  # noqa: E402
+from hipport.precise import SYSTEM_LIBCLANG, SYSTEM_RESOURCE_DIR  # noqa: E402
 from hipport.toolchain import Toolchain, default_toolchain_dir  # noqa: E402
 
 sys.path.insert(0, str(REPO / "tools"))
 from generated_file import check_or_write  # noqa: E402
 
 OUTPUT = REPO / "rules" / "hip_headers" / "type_tags.yaml"
-LIBCLANG = Path("/usr/lib/llvm-19/lib/libclang-19.so.1")
-RESOURCE_DIR = Path("/usr/lib/llvm-19/lib/clang/19")
+# Debian's libclang-19 and its resource headers, as hipport's precise mode uses them.
+LIBCLANG, RESOURCE_DIR = SYSTEM_LIBCLANG, SYSTEM_RESOURCE_DIR
 #: The mapping kinds whose replacements can follow ``struct``/``union``/``enum``/``class``.
 TYPE_KINDS = ("type", "enum")
 _TAG_KINDS = {"STRUCT_DECL": "struct", "CLASS_DECL": "class", "UNION_DECL": "union", "ENUM_DECL": "enum"}

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from ..edits import Edit, apply_edits
 from ..parse import macro_body_non_code, new_parser
+from ..project_macros import condition_value
 
 INCLUDE_DIR = Path(__file__).parent / "include"
 
@@ -304,74 +305,21 @@ class _Rewriter:
 _UNDEFINED_HERE = frozenset({"__NVCC__", "__CUDACC__", "__CUDA__", "__CUDA_ARCH__", "__HIP_PLATFORM_NVIDIA__",
                              "__HIP_PLATFORM_NVCC__"})
 _DEFINED_HERE = frozenset({"HIPPORT_EMULATOR", "__HIP_PLATFORM_AMD__", "HIP_ENABLE_WARP_SYNC_BUILTINS"})
-_CONDITION_TOKEN = re.compile(r"\s*(?:(defined)\s*(?:\(\s*(\w+)\s*\)|(\w+))|(&&|\|\||!|\(|\)))")
 
 
 def _condition_value(text: str, source: bytes) -> bool | None:
-    """The value of an ``#if`` condition made only of ``defined(NAME)``, ``!``, ``&&``, ``||`` and
-    parentheses, for the emulator's build; None when it has anything else, or names a macro whose
-    value the emulator does not fix (or that the file itself defines or undefines)."""
-    tokens, position = [], 0
-    text = re.sub(r"/\*.*?\*/|//.*", " ", text).strip()
-    while position < len(text):
-        match = _CONDITION_TOKEN.match(text, position)
-        if match is None:
-            return None
-        position = match.end()
-        name = match.group(2) or match.group(3)
-        if match.group(1):
-            if name in _UNDEFINED_HERE or name in _DEFINED_HERE:
-                if re.search(rb"#\s*(?:define|undef)\s+" + re.escape(name.encode()) + rb"\b", source):
-                    return None
-                tokens.append(name in _DEFINED_HERE)
-            else:
-                tokens.append(None)
-        else:
-            tokens.append(match.group(4))
-    index = 0
+    """The value of an ``#if`` condition for the emulator's build (hipport.project_macros'
+    evaluator), where the only macros with a known state are those the emulator never or always
+    defines; None when it depends on any other macro, or on one the file itself defines or
+    undefines."""
+    def known(name: str) -> tuple[bool | None, int | None]:
+        if name not in _UNDEFINED_HERE and name not in _DEFINED_HERE:
+            return None, None
+        if re.search(rb"#\s*(?:define|undef)\s+" + re.escape(name.encode()) + rb"\b", source):
+            return None, None
+        return (True, 1) if name in _DEFINED_HERE else (False, 0)
 
-    def primary():
-        nonlocal index
-        if index >= len(tokens):
-            raise ValueError
-        token = tokens[index]
-        index += 1
-        if token == "!":
-            value = primary()
-            return None if value is None else not value
-        if token == "(":
-            value = disjunction()
-            if index >= len(tokens) or tokens[index] != ")":
-                raise ValueError
-            index += 1
-            return value
-        if token is None or isinstance(token, bool):
-            return token
-        raise ValueError
-
-    def conjunction():
-        nonlocal index
-        value = primary()
-        while index < len(tokens) and tokens[index] == "&&":
-            index += 1
-            other = primary()
-            value = False if value is False or other is False else None if value is None or other is None else True
-        return value
-
-    def disjunction():
-        nonlocal index
-        value = conjunction()
-        while index < len(tokens) and tokens[index] == "||":
-            index += 1
-            other = conjunction()
-            value = True if value is True or other is True else None if value is None or other is None else False
-        return value
-
-    try:
-        value = disjunction()
-    except ValueError:
-        return None
-    return value if index == len(tokens) else None
+    return condition_value(re.sub(r"/\*.*?\*/|//.*", " ", text).strip(), known)
 
 
 def never_compiled(node, source: bytes) -> bool:
