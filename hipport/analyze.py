@@ -44,6 +44,7 @@ from .cutil import analyze_cutil
 from .device_context import analyze_device_context, device_code
 from .register_keyword import analyze_register_keyword
 from .syncwarp import analyze_syncwarp
+from .grid_constant import analyze_grid_constant
 from .version_macros import analyze_cuda_version_macros
 from .handle_types import analyze_handle_types
 from .group_shuffles import analyze_group_shuffles
@@ -892,6 +893,7 @@ def analyze_file(
     analyze_device_context(ctx)
     analyze_register_keyword(ctx, fix)
     analyze_syncwarp(ctx, fix)
+    analyze_grid_constant(ctx)
     analyze_cuda_version_macros(ctx, fix, _implicit_include_offset(ctx))
     analyze_handle_types(ctx)
     analyze_group_shuffles(ctx)

@@ -297,6 +297,7 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "warp-synchronous": frozenset({"name", "condition"}),
     "cuda-version-macro": frozenset({"name"}),
     "cuda-version-defined": frozenset({"name", "value", "release"}),
+    "grid-constant": frozenset({"name", "macro", "where"}),
     "image-api-gfx94x": frozenset({"name"}),
     "signature-differs": frozenset({"name", "hip", "what"}),
     "signature-narrower": frozenset({"name", "hip", "what"}),

@@ -4,8 +4,8 @@ tests/fixtures/unknown_names/ is a two-file project: common/check.h declares the
 CUDA-looking names (a CUDA_CHECK macro, a cudaReportFailure function, a cuScalar typedef, a
 cuMode enum with CU_MODE_* enumerators, a cudaBuffers struct with cudaData/cudaCount fields),
 kernels.cu uses them next to CUDA names no rule knows (the template form of
-cudaLaunchKernelEx, CU_MEM_ALLOCATION_COMP_GENERIC, atomicInc_system, __grid_constant__, and a
-made-up name in a macro body), names in comments, strings and #if conditions, a name under a
+cudaLaunchKernelEx, CU_MEM_ALLOCATION_COMP_GENERIC, atomicInc_system, the sm_20 intrinsic
+__cvta_generic_to_shared (HIP 6.4.3 declares none), and a made-up name in a macro body), names in comments, strings and #if conditions, a name under a
 project namespace and a suppressed use.
 """
 
@@ -33,7 +33,8 @@ def _hp2008(report) -> list[tuple[str, int, int, str, str]]:
 def test_exact_findings_of_the_project() -> None:
     report = check_tree(PROJECT, ConvertOptions(jobs=1))
     assert _hp2008(report) == [
-        ("kernels.cu", 8, 29, "__grid_constant__", MESSAGE.format("__grid_constant__", "__constant__, __const__")),
+        ("kernels.cu", 9, 48, "__cvta_generic_to_shared",
+         "__cvta_generic_to_shared looks like a CUDA name, but no hipport rule knows it: left unchanged"),
         ("kernels.cu", 13, 46, "cudaPeekAtLastErrorTwice",
          MESSAGE.format("cudaPeekAtLastErrorTwice", "cudaPeekAtLastError, cudaGetLastError, cudnnGetLastErrorString")),
         ("kernels.cu", 22, 5, "cudaLaunchKernelEx",
@@ -58,7 +59,7 @@ def test_names_the_tree_declares_elsewhere_are_reported_without_their_header() -
     """The same kernels.cu checked alone: the names common/check.h declares are now unknown."""
     report = check_tree(PROJECT / "kernels.cu", ConvertOptions(jobs=1))
     assert [(line, name) for _, line, _, name, _ in _hp2008(report)] == [
-        (8, "__grid_constant__"), (13, "cudaPeekAtLastErrorTwice"),
+        (9, "__cvta_generic_to_shared"), (13, "cudaPeekAtLastErrorTwice"),
         (15, "cudaBuffers"), (16, "cuScalar"), (22, "cudaLaunchKernelEx"), (23, "CUDA_CHECK"),
         (24, "cudaReportFailure"), (29, "CU_MODE_FAST"), (30, "CU_MEM_ALLOCATION_COMP_GENERIC"),
     ]
@@ -69,7 +70,7 @@ def test_check_paths_sees_the_declarations_of_every_path(monkeypatch) -> None:
     monkeypatch.chdir(PROJECT)
     report = check_paths([Path("kernels.cu"), Path("common/check.h")], ConvertOptions(jobs=1))
     assert [(f.path, f.line, f.name) for f in report.findings if f.rule_id == "HP2008"] == [
-        ("kernels.cu", 8, "__grid_constant__"),
+        ("kernels.cu", 9, "__cvta_generic_to_shared"),
         ("kernels.cu", 13, "cudaPeekAtLastErrorTwice"), ("kernels.cu", 22, "cudaLaunchKernelEx"),
         ("kernels.cu", 30, "CU_MEM_ALLOCATION_COMP_GENERIC")]
     alone = check_paths([Path("kernels.cu")], ConvertOptions(jobs=1))
@@ -79,7 +80,7 @@ def test_check_paths_sees_the_declarations_of_every_path(monkeypatch) -> None:
 def test_convert_reports_them_too(tmp_path: Path) -> None:
     result = convert_tree(PROJECT, tmp_path / "out", ConvertOptions(jobs=1))
     assert [(f.line, f.name) for f in result.report.findings if f.rule_id == "HP2008"] == [
-        (8, "__grid_constant__"), (13, "cudaPeekAtLastErrorTwice"),
+        (9, "__cvta_generic_to_shared"), (13, "cudaPeekAtLastErrorTwice"),
         (22, "cudaLaunchKernelEx"), (30, "CU_MEM_ALLOCATION_COMP_GENERIC")]
     assert "HP2008" in (tmp_path / "out" / "hipport-report.md").read_text()
 
@@ -148,7 +149,8 @@ def test_known_names_and_patterns() -> None:
     rules = default_rules()
     known = known_names(rules)
     assert {"cudaMalloc", "tex2D", "__reduce_add_sync", "__global__", "cub", "atomicInc", "atomicInc_system"} <= known
-    assert not {"cudaLaunchKernelEx", "__grid_constant__"} & known
+    assert not {"cudaLaunchKernelEx", "__cvta_generic_to_shared"} & known
+    assert "__grid_constant__" in known  # ported to HIPPORT_GRID_CONSTANT (HP1221)
     assert all(looks_like_cuda(n) for n in ("cudaX", "cuX", "CU_X", "CUDA_X", "CUB_X", "__nv_x", "cublasX",
                                             "nvtxRangePushA", "NVTX_VERSION", "atomicFoo", "__madeup__"))
     assert not any(looks_like_cuda(n) for n in ("cube", "cucumber", "occupancy", "atomic", "texture", "__x"))
@@ -169,7 +171,7 @@ def test_explain_knows_every_name_the_checks_report() -> None:
                if (result := runner.invoke(main, ["explain", name])).exit_code != 0}
     assert failing == {}
     unknown = {f.name for f in findings if f.rule_id == "HP2008"}
-    assert unknown == {"__grid_constant__", "cudaPeekAtLastErrorTwice", "cudaLaunchKernelEx",
+    assert unknown == {"__cvta_generic_to_shared", "cudaPeekAtLastErrorTwice", "cudaLaunchKernelEx",
                        "CU_MEM_ALLOCATION_COMP_GENERIC"} | CORPUS_UNKNOWN
     for name in sorted(unknown):
         result = runner.invoke(main, ["explain", name])
