@@ -895,7 +895,7 @@ def analyze_file(
     analyze_syncwarp(ctx, fix)
     analyze_grid_constant(ctx)
     analyze_cuda_version_macros(ctx, fix, _implicit_include_offset(ctx))
-    analyze_handle_types(ctx)
+    analyze_handle_types(ctx, fix)
     analyze_group_shuffles(ctx)
     analyze_half_bfloat16(ctx)
     analyze_unported_case_labels(ctx)

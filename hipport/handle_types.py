@@ -32,6 +32,28 @@ counts only when every declaration found there has the handle type (a name decla
 with different types is left alone); a member name counts when every struct of the file that
 declares it gives it the handle type. Typedefs of the handle types are not followed. The result
 of an operation is not a handle value again, so ``(h | x) << 32`` is reported once.
+
+An integer is a known integer expression: a number, ``sizeof``, a variable or member the file
+declares with an integer type, a cast to an integer type, and ``+ - * / % & | ^ << >>`` and unary
+``- + ~`` of known integers (a bare ``0`` is a null pointer constant and not reported).
+
+With ``convert --fix`` the uses whose rewrite keeps CUDA's exact value are rewritten (HP1222 in
+place of HP1216), for the handles HIP defines as ``void *`` (``CUdeviceptr`` ->
+``hipDeviceptr_t``; a texture or surface object is an opaque pointer in HIP, never rewritten):
+
+- ``h = v`` and ``CUdeviceptr h = v`` with ``v`` a known integer become ``h =
+  (hipDeviceptr_t)(uintptr_t)(v)``: the integer, converted to ``uintptr_t`` (64 bits on the
+  64-bit targets HIP supports, like CUDA's ``unsigned long long``, so the same value modulo
+  2^64), is stored as the pointer's bits, which is what CUDA stored;
+- ``d + n``, ``n + d`` and ``d - n`` with ``d`` a handle value and ``n`` a known integer become
+  ``(hipDeviceptr_t)((char *)d + n)`` (the operands stay in place): CUDA adds ``n`` bytes to the
+  address held in the integer, ``char *`` arithmetic adds ``n`` bytes to the pointer. Rewritten
+  only where the result is used as a handle: the value of ``CUdeviceptr x = ...`` or of an
+  assignment to a handle, the operand of a cast to a pointer type or to the handle type, or the
+  argument of a driver function at a ``CUdeviceptr`` parameter (:func:`deviceptr_parameters`);
+  elsewhere, in integer arithmetic or at an integer parameter, a pointer would not compile.
+
+Everything else keeps its HP1216 error.
 """
 
 from __future__ import annotations
@@ -39,6 +61,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .edits import Edit
 from .parse import nodes_of_kinds
 
 if TYPE_CHECKING:
@@ -59,7 +82,26 @@ _INTEGER_WORDS = re.compile(r"(?:(?:const|volatile|signed|unsigned|short|long|in
 #: Integer types at least as wide as a 64-bit pointer (a C-style cast of a pointer to one compiles).
 _WIDE = re.compile(r"(?:unsigned\s+)?long(?:\s+long)?(?:\s+int)?$|(?:std::)?u?int(?:64|ptr|max)_t$"
                    r"|(?:std::)?s?size_t$|ptrdiff_t$|ulong$|(?:signed\s+)?long(?:\s+long)?(?:\s+int)?$")
+#: Integer literals (C and C++ digits, separators and suffixes); a floating literal is not one.
+_INTEGER_LITERAL = re.compile(r"(?:0[xX][0-9a-fA-F']+|0[bB][01']+|[0-9][0-9']*)[uUlLzZ]*")
+_NULL_LITERAL = re.compile(r"0+[uUlL]*|0[xX]0+[uUlL]*")
+_INTEGER_OPERATORS = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"})
 _PREFILTER = re.compile(rb"CUdeviceptr|TextureObject_t|SurfaceObject_t|CUtexObject|CUsurfObject")
+
+
+def deviceptr_parameters() -> dict[str, list[int]]:
+    """CUDA driver function name (``cuMemMap``) -> the 0-based positions of its ``CUdeviceptr``
+    parameters: ``rules/toolkit/cuda_deviceptr_parameters.yaml``, generated from CUDA 12.4's
+    cuda.h by ``tools/cuda_deviceptr_parameters.py``. Read once per process."""
+    global _DEVICEPTR_PARAMETERS
+    if _DEVICEPTR_PARAMETERS is None:
+        from .resources import load_data_yaml
+
+        _DEVICEPTR_PARAMETERS = dict(load_data_yaml("toolkit", "cuda_deviceptr_parameters.yaml")["functions"])
+    return _DEVICEPTR_PARAMETERS
+
+
+_DEVICEPTR_PARAMETERS: dict[str, list[int]] | None = None
 
 
 def integer_handles(rules: "RuleSet") -> dict[str, "Mapping"]:
@@ -219,15 +261,75 @@ class _Finder:
         stars = len(type_text.replace(" ", "")) - len(base)
         return base if base in self.handles and stars == depth else None
 
-    def integer_value(self, node) -> bool:
-        while node.type == "parenthesized_expression" and node.named_children:
+    def integer_expression(self, node) -> bool:
+        """True when expression ``node`` is a known integer (the module docstring's list)."""
+        while node is not None and node.type == "parenthesized_expression" and node.named_children:
             node = node.named_children[0]
-        if node.type == "number_literal":
-            return re.fullmatch(r"0+[uUlL]*|0[xX]0+[uUlL]*", _text(self.ctx, node)) is None
-        if node.type == "sizeof_expression":
+        if node is None:
+            return False
+        kind = node.type
+        if kind == "number_literal":
+            return _INTEGER_LITERAL.fullmatch(_text(self.ctx, node)) is not None
+        if kind == "sizeof_expression":
             return True
-        return node.type == "identifier" and self.names.integer(node.text, node)
+        if kind == "identifier":
+            return self.names.integer(node.text, node)
+        if kind == "field_expression":
+            field = node.child_by_field_name("field")
+            entries = self.names.field(field.text) if field is not None else set()
+            return bool(entries) and all(d == 0 and _INTEGER_WORDS.match(t) for t, d in entries)
+        if kind == "binary_expression":
+            return node.child_by_field_name("operator").type in _INTEGER_OPERATORS \
+                and self.integer_expression(node.child_by_field_name("left")) \
+                and self.integer_expression(node.child_by_field_name("right"))
+        if kind == "unary_expression":
+            return node.child_by_field_name("operator").type in ("-", "+", "~") \
+                and self.integer_expression(node.child_by_field_name("argument"))
+        if kind == "cast_expression":
+            return _INTEGER_WORDS.match(_norm(_text(self.ctx, node.child_by_field_name("type")))) is not None
+        if kind == "call_expression":
+            target = self.cast_type(node)
+            function = node.child_by_field_name("function")
+            return target is not None and function.child_by_field_name("name").text == b"static_cast" \
+                and _INTEGER_WORDS.match(target) is not None
+        return False
 
+    def integer_value(self, node) -> bool:
+        """True when ``node`` is a known integer that is not a null pointer constant (``0``)."""
+        inner = node
+        while inner.type == "parenthesized_expression" and inner.named_children:
+            inner = inner.named_children[0]
+        if inner.type == "number_literal" and _NULL_LITERAL.fullmatch(_text(self.ctx, inner)):
+            return False
+        return self.integer_expression(node)
+
+    def used_as_handle(self, node) -> bool:
+        """True when the value of expression ``node`` goes where a pointer-typed handle is
+        accepted as well as CUDA's integer: the initialiser of a handle variable, the value
+        assigned to a handle, the operand of a cast to a pointer type or to a handle type."""
+        child, parent = node, node.parent
+        while parent is not None and parent.type == "parenthesized_expression":
+            child, parent = parent, parent.parent
+        if parent is None:
+            return False
+        if parent.type == "init_declarator" and parent.child_by_field_name("value") == child:
+            declaration = parent.parent
+            type_node = declaration.child_by_field_name("type") if declaration is not None else None
+            declared = _declared(parent.child_by_field_name("declarator"))
+            return type_node is not None and declared is not None and declared[1] == 0 \
+                and _norm(_text(self.ctx, type_node)) in self.handles
+        if parent.type == "assignment_expression" and parent.child_by_field_name("right") == child:
+            return parent.child_by_field_name("operator").type == "=" \
+                and self.handle(parent.child_by_field_name("left")) is not None
+        if parent.type == "cast_expression" and parent.child_by_field_name("value") == child:
+            target = _norm(_text(self.ctx, parent.child_by_field_name("type")))
+            return target.endswith("*") or target in self.handles
+        if parent.type == "argument_list" and parent.parent is not None and parent.parent.type == "call_expression":
+            function = parent.parent.child_by_field_name("function")
+            positions = deviceptr_parameters().get(_text(self.ctx, function)) if function is not None else None
+            arguments = [argument for argument in parent.named_children if argument.type != "comment"]
+            return bool(positions) and child in arguments and arguments.index(child) in positions
+        return False
 
 def _fields(mapping: "Mapping") -> dict[str, str]:
     pointer = "void" in mapping.representation[1].split("(")[0]
@@ -241,12 +343,55 @@ def _fields(mapping: "Mapping") -> dict[str, str]:
             "hip_definition": mapping.representation[1], "advice": advice}
 
 
-def analyze_handle_types(ctx: "_FileContext") -> None:
-    """Report (HP1216) each integer operation on a CUDA handle whose HIP twin is a pointer.
+def _void_pointer(mapping: "Mapping") -> bool:
+    """True when HIP defines the handle's twin as ``void *`` (``hipDeviceptr_t``)."""
+    return mapping.representation[1].split(" (")[0].replace(" ", "") == "void*"
+
+
+def _fix(ctx: "_FileContext", finder: _Finder, node, operation: str, mapping: "Mapping") -> str | None:
+    """With --fix, the edits that make HIP compute CUDA's value for the reported ``node``, added
+    to ``ctx.result.edits``; returns the rewritten form as the finding names it, or None when
+    this use is not one the module docstring lists."""
+    if not _void_pointer(mapping):
+        return None
+    hip = mapping.hip
+    if operation in ("an integer assigned to it", "initialised with an integer"):
+        value = node.child_by_field_name("right" if node.type == "assignment_expression" else "value")
+        ctx.result.edits.append(Edit(value.start_byte, value.start_byte, f"({hip})(uintptr_t)(".encode()))
+        ctx.result.edits.append(Edit(value.end_byte, value.end_byte, b")"))
+        return f"({hip})(uintptr_t)({_text(ctx, value)})"
+    if node.type != "binary_expression" or operation not in ("operator +", "operator -"):
+        return None
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if finder.handle(left) and finder.integer_expression(right):
+        pointer, integer = left, right
+    elif operation == "operator +" and finder.handle(right) and finder.integer_expression(left):
+        pointer, integer = right, left
+    else:
+        return None
+    if not finder.used_as_handle(node):
+        return None
+    if pointer is left:
+        ctx.result.edits.append(Edit(node.start_byte, node.start_byte, f"({hip})((char *)".encode()))
+    else:
+        ctx.result.edits.append(Edit(node.start_byte, node.start_byte, f"({hip})(".encode()))
+        ctx.result.edits.append(Edit(pointer.start_byte, pointer.start_byte, b"(char *)"))
+    ctx.result.edits.append(Edit(node.end_byte, node.end_byte, b")"))
+    operator = operation.split()[1]
+    if pointer is left:
+        return f"({hip})((char *){_text(ctx, pointer)} {operator} {_text(ctx, integer)})"
+    return f"({hip})({_text(ctx, integer)} {operator} (char *){_text(ctx, pointer)})"
+
+
+def analyze_handle_types(ctx: "_FileContext", fix: bool = False) -> None:
+    """Report (HP1216) each integer operation on a CUDA handle whose HIP twin is a pointer, and
+    with ``fix`` rewrite those whose rewrite keeps CUDA's value (HP1222; see the module docstring).
 
     Args:
         ctx: the analysis context of one file (:class:`hipport.analyze._FileContext`); findings
-            go to ``ctx.result.findings``. Nothing is edited.
+            go to ``ctx.result.findings``, the --fix edits to ``ctx.result.edits`` (insertions
+            only, so the renames inside the rewritten expressions still apply).
+        fix: ``convert --fix``; without it nothing is edited.
     """
     if _PREFILTER.search(ctx.source) is None:
         return
@@ -307,4 +452,11 @@ def analyze_handle_types(ctx: "_FileContext") -> None:
                     found = (target, f"static_cast<{target}> of a value that is not one")
         if found is not None:
             handle, operation = found
-            ctx.report("integer-handle", node, name=handle, operation=operation, **_fields(handles[handle]))
+            fields = _fields(handles[handle])
+            rewritten = _fix(ctx, finder, node, operation, handles[handle]) if fix else None
+            if rewritten is None:
+                ctx.report("integer-handle", node, name=handle, operation=operation, **fields)
+            else:
+                ctx.report("integer-handle-fixed", node, name=handle, operation=operation, rewritten=rewritten,
+                           cuda_definition=fields["cuda_definition"], hip=fields["hip"],
+                           hip_definition=fields["hip_definition"])

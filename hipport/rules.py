@@ -311,6 +311,7 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "half-bfloat16-conversion": frozenset({"name", "what", "advice"}),
     "group-shuffle-type": frozenset({"name", "group", "type", "value", "advice"}),
     "integer-handle": frozenset({"name", "operation", "cuda_definition", "hip", "hip_definition", "advice"}),
+    "integer-handle-fixed": frozenset({"name", "operation", "rewritten", "cuda_definition", "hip", "hip_definition"}),
     "warp-32bit-mask": frozenset({"name", "what"}),
     "warp-size-literal": frozenset({"name", "expression"}),
     "warp-shuffle-loop": frozenset({"name", "loop"}),

@@ -6,6 +6,8 @@ tests/fixtures/handle_types/handles.cpp, written for these tests."""
 from __future__ import annotations
 
 import re
+
+import pytest
 from pathlib import Path
 
 from helpers import FIXTURES, REPO
@@ -98,3 +100,84 @@ def test_reported_lines_are_the_lines_clang_rejects(toolchain, tmp_path):
         stderr = exc.stderr
     errors = {int(m.group(1)) - shift for m in re.finditer(r"handles\.cpp:(\d+):\d+: error:", stderr)}
     assert errors == {line for line, _, _ in EXPECTED}
+
+
+FIX_FIXTURE = FIXTURES / "handle_types_fix"
+FIXED_MESSAGE = ("CUdeviceptr used as an integer ({}) rewritten (--fix) as {}: HIP's hipDeviceptr_t is void * "
+                 "(hip/driver_types.h:47), and the rewrite gives it the 64-bit value CUDA's unsigned long long "
+                 "(cuda.h:258, 64-bit builds) held")
+FIXED_LINES = {
+    11: "  *(reinterpret_cast<hipDeviceptr_t *>(parameters)) = (hipDeviceptr_t)(uintptr_t)(rows);",
+    12: "  *(reinterpret_cast<hipDeviceptr_t *>(parameters + 8)) = (hipDeviceptr_t)(uintptr_t)(columns * 4u);",
+    16: "  hipDeviceptr_t next = (hipDeviceptr_t)((char *)pool->start + pool->used);",
+    18: "  *host_view = (float *)((hipDeviceptr_t)((char *)next + bytes));",
+    20: "  tail = (hipDeviceptr_t)(sizeof(float) + (char *)next);",
+    21: "  hipDeviceptr_t first = (hipDeviceptr_t)(uintptr_t)(4096);",
+    23: "  return hipMemsetD8((hipDeviceptr_t)((char *)pool->start - 16), 0, bytes);",
+    27: "  return (p + 255) & ~255ull;",
+}
+
+
+def _port_pool(tmp_path: Path, fix: bool):
+    out = tmp_path / ("fixed" if fix else "plain")
+    report = convert_tree(FIX_FIXTURE, out, ConvertOptions(fix=fix, jobs=1)).report
+    findings = [(f.line, f.column, f.rule_id, f.severity, f.message) for f in report.findings]
+    return out / "pool.cpp", findings
+
+
+def test_fix_rewrites_the_uses_that_keep_cudas_value(tmp_path):
+    """--fix: integers stored into a CUdeviceptr and byte offsets whose result is a handle (a
+    handle variable, a pointer cast, cuMemsetD8's CUdeviceptr parameter) are rewritten; (p + 255)
+    & mask, whose result is an integer, keeps its error."""
+    ported, findings = _port_pool(tmp_path, fix=True)
+    lines = ported.read_text().splitlines()
+    assert {number: lines[number - 1] for number in FIXED_LINES} == FIXED_LINES
+    assert findings == [
+        (11, 3, "HP1222", "info", FIXED_MESSAGE.format("an integer assigned to it", "(hipDeviceptr_t)(uintptr_t)(rows)")),
+        (12, 3, "HP1222", "info", FIXED_MESSAGE.format("an integer assigned to it",
+                                                       "(hipDeviceptr_t)(uintptr_t)(columns * 4u)")),
+        (16, 22, "HP1222", "info", FIXED_MESSAGE.format("operator +", "(hipDeviceptr_t)((char *)pool->start + pool->used)")),
+        (18, 26, "HP1222", "info", FIXED_MESSAGE.format("operator +", "(hipDeviceptr_t)((char *)next + bytes)")),
+        (20, 10, "HP1222", "info", FIXED_MESSAGE.format("operator +", "(hipDeviceptr_t)(sizeof(float) + (char *)next)")),
+        (21, 15, "HP1222", "info", FIXED_MESSAGE.format("initialised with an integer", "(hipDeviceptr_t)(uintptr_t)(4096)")),
+        (23, 21, "HP1222", "info", FIXED_MESSAGE.format("operator -", "(hipDeviceptr_t)((char *)pool->start - 16)")),
+        (27, 11, "HP1216", "error", DEVICEPTR.format("operator +")),
+    ]
+
+
+def test_without_fix_each_use_is_an_error(tmp_path):
+    ported, findings = _port_pool(tmp_path, fix=False)
+    assert "uintptr_t" not in ported.read_text() and "(char *)" not in ported.read_text()
+    assert [(line, column, rule) for line, column, rule, _, _ in findings] == [
+        (11, 3, "HP1216"), (12, 3, "HP1216"), (16, 22, "HP1216"), (18, 26, "HP1216"), (20, 10, "HP1216"),
+        (21, 15, "HP1216"), (23, 21, "HP1216"), (27, 11, "HP1216")]
+    assert findings[1][4] == DEVICEPTR.format("an integer assigned to it")  # columns * 4u: an integer expression
+
+
+def test_fixed_port_compiles_but_for_the_line_left_reported(toolchain, tmp_path):
+    """The --fix output for gfx90a and gfx1100: clang's only errors are on the HP1216 line; as HIP
+    on NVIDIA (hipDeviceptr_t is CUdeviceptr there, nvidia_hip_runtime_api.h) all of it compiles."""
+    ported, _ = _port_pool(tmp_path, fix=True)
+    for arch in ("gfx90a", "gfx1100"):
+        with pytest.raises(CompileError) as failure:
+            toolchain.compile_amd(ported, tmp_path / f"pool-{arch}.o", [arch], ["-fsyntax-only"])
+        assert {int(m.group(1)) for m in re.finditer(r"pool\.cpp:(\d+):\d+: error:", failure.value.stderr)} == {27}
+    fixable = tmp_path / "fixable.cpp"
+    fixable.write_text(ported.read_text().replace("  return (p + 255) & ~255ull;", "  return (unsigned long long)p;"))
+    toolchain.compile_amd(fixable, tmp_path / "fixable.o", ("gfx90a", "gfx1100"), ["-fsyntax-only"])
+    toolchain.compile_nvidia(ported, tmp_path / "pool-nvidia.o", link=False)
+    assert (tmp_path / "pool-nvidia.o").stat().st_size > 0
+
+
+def test_deviceptr_parameter_table_is_cuda_h():
+    """rules/toolkit/cuda_deviceptr_parameters.yaml is what tools/cuda_deviceptr_parameters.py
+    reads from the toolchain's CUDA 12.4 cuda.h."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("cuda_deviceptr_parameters",
+                                                  REPO / "tools" / "cuda_deviceptr_parameters.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    table = tool.deviceptr_parameters((REPO / ".toolchain" / "cuda" / "include" / "cuda.h").read_text())
+    assert tool.render(table) == (REPO / "rules" / "toolkit" / "cuda_deviceptr_parameters.yaml").read_text()
+    assert (table["cuMemMap"], table["cuMemcpyDtoHAsync"], table["cuMemcpyDtoD"]) == ([0], [1], [0, 1])
