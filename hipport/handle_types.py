@@ -34,7 +34,8 @@ declares it gives it the handle type. Typedefs of the handle types are not follo
 of an operation is not a handle value again, so ``(h | x) << 32`` is reported once.
 
 An integer is a known integer expression: a number, ``sizeof``, a variable or member the file
-declares with an integer type, a cast to an integer type, and ``+ - * / % & | ^ << >>`` and unary
+declares with an integer type, a macro the file defines once as an integer constant
+(:func:`integer_macro_body`: ``#define SLOT 4ULL * 1024ULL``), a cast to an integer type, and ``+ - * / % & | ^ << >>`` and unary
 ``- + ~`` of known integers (a bare ``0`` is a null pointer constant and not reported).
 
 With ``convert --fix`` the uses whose rewrite keeps CUDA's exact value are rewritten (HP1222 in
@@ -125,6 +126,35 @@ def integer_handles(rules: "RuleSet") -> dict[str, "Mapping"]:
     return cached
 
 
+_MACRO_TOKEN = re.compile(rb"0[xX][0-9a-fA-F']+[uUlL]*|[0-9][0-9']*[uUlL]*|<<|>>|[-+*/%&|^~()]|\S")
+_LITERAL_TOKEN = re.compile(rb"0[xX][0-9a-fA-F']+[uUlL]*|[0-9][0-9']*[uUlL]*")
+
+
+def integer_macro_body(body: bytes) -> bool:
+    """True when a macro body is an integer constant that reads the same wherever it is expanded
+    next to ``+`` or ``-``: integer literals and operators only, with no operator outside
+    parentheses but ``* / %`` (``4ULL * 1024ULL``, ``(1 << 20)``; not ``1 << 20``, which next
+    to a ``+`` would shift the sum)."""
+    tokens = _MACRO_TOKEN.findall(body.split(b"//")[0].split(b"/*")[0])
+    if not tokens or not any(_LITERAL_TOKEN.fullmatch(t) for t in tokens):
+        return False
+    depth = 0
+    for token in tokens:
+        if token == b"(":
+            depth += 1
+        elif token == b")":
+            depth -= 1
+            if depth < 0:
+                return False
+        elif _LITERAL_TOKEN.fullmatch(token):
+            continue
+        elif token not in (b"+", b"-", b"*", b"/", b"%", b"&", b"|", b"^", b"~", b"<<", b">>"):
+            return False
+        elif depth == 0 and token not in (b"*", b"/", b"%"):
+            return False
+    return depth == 0
+
+
 def _text(ctx: "_FileContext", node) -> str:
     return ctx.text(node).decode("utf-8", "replace")
 
@@ -173,6 +203,14 @@ class Declarations:
     def __init__(self, ctx: "_FileContext"):
         self.variables: dict[bytes, dict[int, set[tuple[str, int]]]] = {}
         self.fields: dict[bytes, set[tuple[str, int, int]]] = {}
+        bodies: dict[bytes, list[bytes]] = {}
+        for node in nodes_of_kinds(ctx.root, ("preproc_def",)):
+            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+            if name is not None:
+                bodies.setdefault(name.text, []).append(value.text if value is not None else b"")
+        #: object-like macros the file defines once, as integer constants (:func:`integer_macro_body`)
+        self.integer_macros: frozenset[bytes] = frozenset(
+            name for name, values in bodies.items() if len(values) == 1 and integer_macro_body(values[0]))
         for node in nodes_of_kinds(ctx.root, _DECLARATIONS):
             type_node = node.child_by_field_name("type")
             if type_node is None:
@@ -211,8 +249,12 @@ class Declarations:
         return type_text if declared_depth == depth and type_text in handles else None
 
     def integer(self, name: bytes, use) -> bool:
+        """True when every declaration of variable ``name`` seen at ``use`` has an integer type,
+        or, with none, when the file defines ``name`` once as an integer constant macro."""
         entries = self.of(name, use)
-        return bool(entries) and all(d == 0 and _INTEGER_WORDS.match(t) for t, d in entries)
+        if not entries:
+            return name in self.integer_macros
+        return all(d == 0 and _INTEGER_WORDS.match(t) for t, d in entries)
 
 
 class _Finder:

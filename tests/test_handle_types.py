@@ -181,3 +181,23 @@ def test_deviceptr_parameter_table_is_cuda_h():
     table = tool.deviceptr_parameters((REPO / ".toolchain" / "cuda" / "include" / "cuda.h").read_text())
     assert tool.render(table) == (REPO / "rules" / "toolkit" / "cuda_deviceptr_parameters.yaml").read_text()
     assert (table["cuMemMap"], table["cuMemcpyDtoHAsync"], table["cuMemcpyDtoD"]) == ([0], [1], [0, 1])
+
+
+def test_integer_constant_macros_count_as_integers(tmp_path):
+    """A macro the file defines once as an integer constant is an integer operand; one whose
+    expansion next to + would regroup (1 << 4) is not, so its use keeps HP1216."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "slots.cpp").write_text(
+        "#include <cuda.h>\n#define SLOT_BYTES 4ULL * 1024ULL\n#define SHIFTED 1 << 4\n"
+        "CUresult clear(CUdeviceptr base, unsigned slot) {\n"
+        "  CUdeviceptr mark = SLOT_BYTES;\n"
+        "  cuMemsetD8(base + slot * SLOT_BYTES, 0, SLOT_BYTES);\n"
+        "  return cuMemsetD8(base + SHIFTED, 0, SLOT_BYTES);\n}\n")
+    report = convert_tree(src, tmp_path / "out", ConvertOptions(fix=True, jobs=1)).report
+    lines = (tmp_path / "out" / "slots.cpp").read_text().splitlines()
+    assert lines[4:7] == ["  hipDeviceptr_t mark = (hipDeviceptr_t)(uintptr_t)(SLOT_BYTES);",
+                          "  hipMemsetD8((hipDeviceptr_t)((char *)base + slot * SLOT_BYTES), 0, SLOT_BYTES);",
+                          "  return hipMemsetD8(base + SHIFTED, 0, SLOT_BYTES);"]
+    assert [(f.line, f.column, f.rule_id) for f in report.findings if f.rule_id in ("HP1216", "HP1222")] == [
+        (5, 15, "HP1222"), (6, 14, "HP1222"), (7, 21, "HP1216")]
