@@ -10,9 +10,10 @@ does not compile for AMD ("unknown type name '__grid_constant__'").
 
 The port writes ``HIPPORT_GRID_CONSTANT`` in its place (the ``rules/cuda_macros.yaml`` mapping
 renames it in ``#define`` bodies; tree-sitter-cuda parses it in code as a type qualifier
-keyword, which this module renames) and defines the macro once in the file, before the first
-declaration that uses it (after the file's includes, so ``__HIP_PLATFORM_NVIDIA__``, which
-``hip/hip_common.h`` defines under nvcc, is known)::
+keyword, which this module renames) and defines the macro once in the file, before the file-scope
+declaration that holds the first use (inside an include guard that wraps the whole file), where a
+file that includes HIP before its code, as ported files do, knows ``__HIP_PLATFORM_NVIDIA__``
+(``hip/hip_common.h`` defines it under nvcc)::
 
     #ifndef HIPPORT_GRID_CONSTANT
     #if defined(__HIP_PLATFORM_NVIDIA__) /* HIP on NVIDIA: CUDA's own */
