@@ -113,6 +113,7 @@ from .device_context import function_kind
 from .edits import Edit
 from .parse import LANGUAGE, compiled_query
 from .project_macros import SpecifierMacros, TreeSources, specifier_macros
+from . import warp32
 
 
 class WarpContext(Protocol):
@@ -225,6 +226,7 @@ class _Item:
     label: str = ""  # how HP1111 names it outside a function
     standalone: bool = False  # right on its own at both widths (a full mask widened): never joins a function
     once_per_line: bool = False  # not reported on a line that has another HP1102 (a mask at its call)
+    external: bool = False  # a call of a warp helper defined outside the tree: logical warps decline too
 
 
 def _strip(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
@@ -484,7 +486,9 @@ class _Scan:
             self.shared_arrays()
         if b"warpSize" in source:
             self.warp_size_constant_expressions()
-        if self.items:  # only a file with a 32-wide assumption needs its call graph
+        if self.items or (self.tree is not None and self.tree.logical):
+            # only a file with a 32-wide assumption needs its call graph, or a file whose header
+            # functions the tree runs as logical warps (they may have no assumption of their own)
             self.call_links()
             self.file_scope_links()
         for match in _AMDGCN_WAVEFRONT.finditer(source) if b"__AMDGCN_WAVEFRONT_SIZE" in source else ():
@@ -525,7 +529,7 @@ class _Scan:
             if caller is not None and name not in definitions and not name.startswith("__") and _WARP_HELPER.search(name):
                 self.add(_Item(caller.start_byte, call, None, name, {}, None,
                                f"it calls {name} (line {call.start_point[0] + 1}), defined in another file: --fix "
-                               "cannot tell which wavefront width that function assumes"))
+                               "cannot tell which wavefront width that function assumes", external=True))
 
     def file_scope_links(self) -> None:
         """A function that uses a name declared by a file-scope declaration holding a 32-wide
@@ -1050,6 +1054,12 @@ class _Scan:
     def groups(self) -> list[tuple[list[_Item], set[tuple]]]:
         """The units of this file joined by their links: (items, tree keys) per group, where a
         tree key (``("tree", "constant" | "function", name)``) is a name shared with other files."""
+        return [(items, keys) for items, keys, _ in self.components()]
+
+    def components(self, with_keys: frozenset = frozenset()) -> list[tuple[list[_Item], set[tuple], list[int]]]:
+        """Like :meth:`groups`, with the start bytes of every function of each group (those
+        with items and those tied to them by calls), in source order; also the groups with no
+        item that hold one of the tree keys ``with_keys``."""
         parent: dict[object, object] = {}
 
         def find(key):
@@ -1063,10 +1073,36 @@ class _Scan:
         for item in self.items:
             groups.setdefault(find(item.unit), []).append(item)
         keys: dict[object, set[tuple]] = {}
+        functions: dict[object, list[int]] = {}
         for key in list(parent):
             if isinstance(key, tuple) and key and key[0] == "tree":
                 keys.setdefault(find(key), set()).add(key)
-        return [(items, keys.get(root, set())) for root, items in groups.items()]
+            elif isinstance(key, int):
+                functions.setdefault(find(key), []).append(key)
+        for root, found in keys.items():
+            if root not in groups and found & with_keys:
+                groups[root] = []
+        return [(items, keys.get(root, set()), sorted(functions.get(root, ()))) for root, items in groups.items()]
+
+    def function_nodes(self, starts: list[int]) -> list[tree_sitter.Node]:
+        """The function definitions of this file starting at the bytes ``starts``."""
+        if not hasattr(self, "_function_nodes"):
+            self._function_nodes = {node.start_byte: node for node in _query(_DEFINITIONS, self.ctx.root)}
+        return [self._function_nodes[start] for start in starts if start in self._function_nodes]
+
+    def host_reads(self) -> list[str]:
+        """``path:line`` of this file's and (through the tree) other files' reads of the
+        device's warp size (:func:`hipport.warp32.host_warp_size_reads`)."""
+        own = [f"{self.ctx.path}:{line}" for line in warp32.host_warp_size_reads(self.ctx.source, self.ctx.root)]
+        return own + [read for read in (self.tree.host_reads if self.tree is not None else ()) if read not in own]
+
+    def logical_blocker(self, items: list[_Item], starts: list[int]) -> str | None:
+        """Why a group (its items, its function start bytes) cannot run as 32-lane logical warps
+        (:mod:`hipport.warp32`), or None."""
+        external = next((item for item in items if item.external), None)
+        if external is not None:
+            return external.reason
+        return warp32.blocker(self, self.function_nodes(starts), self.host_reads())
 
     def blocker(self, items: list[_Item]) -> tuple[str, int, str] | None:
         """The first item of a group with no rewrite: (where, line, reason), or None."""
@@ -1084,12 +1120,19 @@ class _Scan:
         pending: list[_Item] = []  # the findings of the units left as written, emitted last
         newline = b"\r\n" if b"\r\n" in self.ctx.source else b"\n"
         blocked = self.tree.blocked if self.tree is not None and self.tree.blocked is not None else {}
-        for items, keys in self.groups():
+        logical_keys = self.tree.logical if self.tree is not None else frozenset()
+        logical_blocked = self.tree.logical_blocked if self.tree is not None else {}
+        logical_edits: list[Edit] = []
+        logical_used: set[str] = set()
+        logical_at: int | None = None
+        for items, keys, starts in self.components(logical_keys if self.fix else frozenset()):
             fixable = all(item.fixes is not None for item in items)
             shared_reason = next((blocked[key] for key in sorted(keys) if key in blocked), None)
             if shared_reason is not None:
                 fixable = False
-            if self.fix and fixable:
+            if self.fix and not items and not fixable and not (keys & logical_keys):
+                continue
+            if self.fix and fixable and items:
                 done = set()
                 for item in items:
                     for edit in item.fixes:
@@ -1108,6 +1151,30 @@ class _Scan:
                                         replacement=edit.text.decode(),
                                         function=self.function_name(function) if function is not None else "its file scope")
                 continue
+            if self.fix and not fixable:
+                if keys:  # decided across the tree (warp_tree), the same in every file of the group
+                    logical_reason = next((logical_blocked[key] for key in sorted(keys) if key in logical_blocked), None)
+                    if logical_reason is None and not keys & logical_keys:
+                        logical_reason = self.logical_blocker(items, starts) or "the tree pass did not decide it"
+                else:
+                    logical_reason = self.logical_blocker(items, starts)
+                if logical_reason is None:
+                    functions = self.function_nodes(starts)
+                    found, used = warp32.edits(self, functions)
+                    logical_edits.extend(found)
+                    logical_used |= used
+                    why = next((i.reason for i in items if i.fixes is None), None) or shared_reason or ""
+                    for function in functions:
+                        if not self.is_device(function):
+                            continue
+                        if any(function.start_byte <= edit.start < function.end_byte for edit in found):
+                            offset = warp32.block_offset(self.ctx.source, function)
+                            logical_at = offset if logical_at is None else min(logical_at, offset)
+                        self.ctx.report("warp-logical-fixed", function.child_by_field_name("declarator"),
+                                        name=self.function_name(function), reason=why)
+                    continue
+            else:
+                logical_reason = None
             pending.extend(item for item in items if item.check is not None)
             if self.fix:
                 blocker = next((item for item in items if item.fixes is None), None)
@@ -1122,12 +1189,17 @@ class _Scan:
                                 and hasattr(other.at, "start_byte")
                                 and function.start_byte <= other.at.start_byte < function.end_byte), None)
                     reason = own.reason if own is not None else (blocker.reason if blocker is not None else shared_reason)
+                    if logical_reason is not None:
+                        reason = f"{reason}; nor can it run as 32-lane logical warps: {logical_reason}"
                     where = (self.function_name(function) if function is not None
                              else item.label or f"the file-scope code at line {item.at.start_point[0] + 1}")
                     at = function.child_by_field_name("declarator") if function is not None else item.at
                     self.ctx.report("warp-fix-skipped", at, name=where, reason=reason)
         if block_at is not None:
             self.ctx.result.edits.append(Edit(block_at, block_at, _WAVEFRONT_BLOCK.replace(b"{nl}", newline)))
+        self.ctx.result.edits.extend(logical_edits)
+        if logical_used and logical_at is not None:
+            self.ctx.result.edits.append(Edit(logical_at, logical_at, warp32.helpers_block(logical_used, newline)))
         lines = {self._line(item) for item in pending if item.check == "warp-32bit-mask" and not item.once_per_line}
         for item in sorted(pending, key=lambda i: i.at.start_byte if hasattr(i.at, "start_byte") else i.at[0]):
             if item.once_per_line:
@@ -1872,13 +1944,22 @@ class WarpTree:
             defines it as 32): ``#define WARP_SIZE 32``, ``constexpr int kWarpSize = 32;``.
         functions: device function name -> the header that defines it (``lane_id``, ``warp_sum``).
         blocked: tree key (``("tree", "constant" | "function", name)``) -> why --fix must leave
-            every unit that uses it, in any file; a key not in it is rewritten with all its
-            users. None while the tree is being collected.
+            every unit that uses it, in any file, as 32-wide code (not widened); a key not in it
+            is widened with all its users. None while the tree is being collected.
+        logical: the blocked keys whose units, in every file, run as 32-lane logical warps
+            instead (:mod:`hipport.warp32`, HP1116).
+        logical_blocked: blocked key -> why its units cannot run as logical warps either
+            (they keep their findings and HP1111).
+        host_reads: ``path:line`` of every read of the device's warp size in the tree's code
+            (``prop.warpSize``, ``cudaDevAttrWarpSize``): logical warps are declined in every file.
     """
 
     constants: dict[str, tuple[str, str]]
     functions: dict[str, str]
     blocked: dict[tuple, str] | None = None
+    logical: frozenset = frozenset()
+    logical_blocked: dict[tuple, str] = field(default_factory=dict)
+    host_reads: list[str] = field(default_factory=list)
 
 
 class _TreeContext:
@@ -1935,6 +2016,8 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
     """
     sources = list(sources)
     files = TreeSources(dict(sources))
+    host_reads = [f"{path}:{line}" for path, source in sources if b"arpSize" in source or b"WARP_SIZE" in source
+                  for line in warp32.host_warp_size_reads(source, parser.parse(source).root_node)]
     constants: dict[str, tuple[str, str]] = {}
     functions: dict[str, str] = {}
     twice: set[str] = set()
@@ -1976,11 +2059,13 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
     constants = {name: entry for name, entry in constants.items() if used_elsewhere(name, entry[1])}
     functions = {name: home for name, home in functions.items() if used_elsewhere(name, home)}
     if not constants and not functions:
-        return None
-    tree = WarpTree(constants, functions)
+        # no name is shared; a read of the device's warp size still declines logical warps everywhere
+        return WarpTree({}, {}, {}, host_reads=host_reads) if host_reads else None
+    tree = WarpTree(constants, functions, host_reads=host_reads)
     names = [n.encode() for n in (*constants, *functions)]
     # Every file using one of the names: its groups, each with the tree keys it touches.
     groups: list[tuple[str, set[tuple], tuple[str, int, str] | None]] = []
+    logical_reasons: list[tuple[str, set[tuple], str]] = []  # groups that cannot run as logical warps
     for path, source in sources:
         if not any(n in source for n in names):
             continue
@@ -1988,9 +2073,12 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
         ctx = _TreeContext(path, source, root, files)
         scan = _Scan(ctx, True, tree, masks)
         scan.run()
-        for items, keys in scan.groups():
+        for items, keys, starts in scan.components():
             if keys:
                 groups.append((path, keys, scan.blocker(items)))
+                reason = scan.logical_blocker(items, starts)
+                if reason is not None:
+                    logical_reasons.append((path, keys, reason))
     parent: dict[tuple, tuple] = {}
 
     def find(key):
@@ -2013,4 +2101,9 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
             reasons.setdefault(find(shared), f"it shares {_describe(shared)} with {path}, where --fix left {where} "
                                              f"(line {line}) as written: {reason}")
     tree.blocked = {key: reasons[find(key)] for key in list(parent) if find(key) in reasons}
+    logical_roots: dict[tuple, str] = {}
+    for path, keys, reason in logical_reasons:
+        logical_roots.setdefault(find(sorted(keys)[0]), f"{path}: {reason}")
+    tree.logical_blocked = {key: logical_roots[find(key)] for key in tree.blocked if find(key) in logical_roots}
+    tree.logical = frozenset(key for key in tree.blocked if key not in tree.logical_blocked)
     return tree
