@@ -1163,10 +1163,12 @@ class _Scan:
                     found, used = warp32.edits(self, functions)
                     logical_edits.extend(found)
                     logical_used |= used
-                    why = next((i.reason for i in items if i.fixes is None), None) or shared_reason or ""
+                    first = next((i.reason for i in items if i.fixes is None), None) or shared_reason or ""
                     for function in functions:
                         if not self.is_device(function):
                             continue
+                        why = next((i.reason for i in items if i.fixes is None and hasattr(i.at, "start_byte")
+                                    and function.start_byte <= i.at.start_byte < function.end_byte), first)
                         if any(function.start_byte <= edit.start < function.end_byte for edit in found):
                             offset = warp32.block_offset(self.ctx.source, function)
                             logical_at = offset if logical_at is None else min(logical_at, offset)
