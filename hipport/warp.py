@@ -226,7 +226,7 @@ class _Item:
     label: str = ""  # how HP1111 names it outside a function
     standalone: bool = False  # right on its own at both widths (a full mask widened): never joins a function
     once_per_line: bool = False  # not reported on a line that has another HP1102 (a mask at its call)
-    external: bool = False  # a call of a warp helper defined outside the tree: logical warps decline too
+    external: bool = False  # a warp helper or warp-size name defined outside the tree: logical warps decline too
 
 
 def _strip(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
@@ -375,6 +375,10 @@ class _Scan:
         return function_kind(self.ctx, function) is not None
 
     def add(self, item: _Item) -> _Item:
+        at = item.at if hasattr(item.at, "start_byte") else None
+        function = self.function_of(at) if at is not None else None
+        if function is not None and self.function_name(function).startswith(warp32.HELPER_PREFIX):
+            return item  # hipport's own logical-warp helpers (a second --fix of its output): not the code's
         self.items.append(item)
         return item
 
@@ -486,6 +490,8 @@ class _Scan:
             self.shared_arrays()
         if b"warpSize" in source:
             self.warp_size_constant_expressions()
+        if warp32.HELPER_PREFIX.encode() in source:
+            self.logical_already()
         if self.items or (self.tree is not None and self.tree.logical):
             # only a file with a 32-wide assumption needs its call graph, or a file whose header
             # functions the tree runs as logical warps (they may have no assumption of their own)
@@ -495,6 +501,18 @@ class _Scan:
             node = ctx.node_at(match.start(), match.end())
             if node.type not in _CODE_SKIP:
                 ctx.report("wavefront-size-macro", node, name="__AMDGCN_WAVEFRONT_SIZE")
+
+    def logical_already(self) -> None:
+        """A function calling hipport's logical-warp helpers (``--fix`` output fixed again) runs as
+        32-lane logical warps already: an item with no widening, so its unit stays logical."""
+        for match in re.finditer(rb"(?<![A-Za-z0-9_])" + warp32.HELPER_PREFIX.encode() + rb"\w+", self.ctx.source):
+            node = self.ctx.node_at(match.start(), match.end())
+            function = self.function_of(node)
+            if (node.type != "identifier" or node.parent is None or node.parent.type != "call_expression"
+                    or function is None or self.function_name(function).startswith(warp32.HELPER_PREFIX)):
+                continue
+            self.add(_Item(function.start_byte, node, None, self.text(node), {}, None,
+                           f"it runs as 32-lane logical warps already ({self.text(node)}, line {node.start_point[0] + 1})"))
 
     def call_links(self) -> None:
         """A function and the functions of this file it calls are fixed together or not at all:
@@ -721,7 +739,7 @@ class _Scan:
                 continue  # prop.warpSize and friends
             self.add(_Item(self.unit_of(node), node, None, name, {}, None,
                            f"{name} (line {node.start_point[0] + 1}) is a warp-size constant that --fix cannot rewrite "
-                           "here (not `= 32` in this file)"))
+                           "here (not `= 32` in this file)", external=True))
 
     def warp_constant(self, name: str, what: str, match: re.Match | None, node: tree_sitter.Node | None) -> None:
         """The definition of the warp-size constant ``name`` (``match``/``node``; None when a
@@ -750,10 +768,12 @@ class _Scan:
         if definition is not None and not uses and not shared:
             definition.fixes = None
             definition.reason = f"{name} is not used in this file: the files that use it decide what it must be"
+            definition.external = True  # decided where it is used: logical warps too
             return
         if definition is not None and ctx.path.lower().endswith(_HEADER_SUFFIXES) and not shared:
             definition.fixes = None
             definition.reason = f"{name} is defined in a header: the files that include it use it too"
+            definition.external = True  # decided where it is used: logical warps too
         for token in uses:
             item_unit = self.unit_of(token)
             self.links.append((item_unit, unit))
@@ -1165,7 +1185,7 @@ class _Scan:
                     logical_used |= used
                     first = next((i.reason for i in items if i.fixes is None), None) or shared_reason or ""
                     for function in functions:
-                        if not self.is_device(function):
+                        if not self.is_device(function) or self.function_name(function).startswith(warp32.HELPER_PREFIX):
                             continue
                         why = next((i.reason for i in items if i.fixes is None and hasattr(i.at, "start_byte")
                                     and function.start_byte <= i.at.start_byte < function.end_byte), first)
@@ -1192,7 +1212,9 @@ class _Scan:
                                 and function.start_byte <= other.at.start_byte < function.end_byte), None)
                     reason = own.reason if own is not None else (blocker.reason if blocker is not None else shared_reason)
                     if logical_reason is not None:
-                        reason = f"{reason}; nor can it run as 32-lane logical warps: {logical_reason}"
+                        reason = (f"{reason}; nor can it run as 32-lane logical warps, for the same reason"
+                                  if logical_reason == reason else
+                                  f"{reason}; nor can it run as 32-lane logical warps: {logical_reason}")
                     where = (self.function_name(function) if function is not None
                              else item.label or f"the file-scope code at line {item.at.start_point[0] + 1}")
                     at = function.child_by_field_name("declarator") if function is not None else item.at

@@ -32,8 +32,10 @@ The mask argument is not checked (HIP's ``__hip_check_mask`` is for 64-lane mask
 names lanes of the half, the helpers use it only to filter vote results, as CUDA does. Each helper
 is emitted once in the file (``#ifndef``-guarded, so a header and its includer may both have it),
 before the first top-level declaration that holds a rewritten function, and only the helpers the
-file uses. Where the port is compiled as HIP on NVIDIA (``__HIP_PLATFORM_NVIDIA__``, defined by
-``hip/hip_common.h`` under nvcc) each helper is a macro for CUDA's own intrinsic, unchanged.
+file uses. They are defined for AMD where ``__HIP_PLATFORM_AMD__`` is (``hip/hip_common.h`` defines
+it for clang's HIP mode; the emulator too); elsewhere, as HIP on NVIDIA (``__HIP_PLATFORM_NVIDIA__``,
+nvcc) or plain CUDA (a ``convert --compat`` tree built with nvcc), each helper is a macro for
+CUDA's own intrinsic, unchanged.
 
 Declined (the unit keeps its findings and HP1111 says why), where the logical-warp view is not
 shown right: host code of the file or of the tree that reads the device's warp size
@@ -60,6 +62,9 @@ from .edits import Edit
 
 if TYPE_CHECKING:
     from .warp import _Scan
+
+#: How every helper's name starts (the helpers themselves are never scanned or rewritten).
+HELPER_PREFIX = "hipport_warp32_"
 
 #: CUDA warp intrinsic -> the helper a logical-warp unit calls instead.
 RENAMES = {
@@ -97,7 +102,7 @@ _NOTE = (b"/* hipport --fix (HP1116): CUDA's 32-lane warps as 32-lane halves of 
          b"   __shfl_up, __shfl_down and __shfl_xor shuffle inside segments of `width` lanes (HIP 6.4{nl}"
          b"   hip/amd_detail/amd_warp_functions.h: __shfl reads lane (src & (width-1)) + (self & ~(width-1))),{nl}"
          b"   so width 32 keeps a shuffle in its half; a ballot keeps the 32 bits of this lane's half.{nl}"
-         b"   HIP on NVIDIA: CUDA's own intrinsics. */{nl}")
+         b"   HIP on NVIDIA and CUDA: CUDA's own intrinsics. */{nl}")
 
 #: helper -> (helpers it needs, its AMD definition); on NVIDIA each is a macro for its CUDA name.
 _HELPERS: dict[str, tuple[tuple[str, ...], bytes]] = {
@@ -190,10 +195,10 @@ def helpers_block(used: set[str], newline: bytes = b"\n") -> bytes:
         guard = b"HIPPORT_WARP32_" + name[len("hipport_warp32_"):].upper().encode()
         parts.append(b"#ifndef " + guard + b"{nl}#define " + guard + b"{nl}")
         if name in _CUDA_NAME:
-            parts.append(b"#if defined(__HIP_PLATFORM_NVIDIA__){nl}#define " + name.encode() + b" "
-                         + _CUDA_NAME[name].encode() + b"{nl}#else{nl}" + _HELPERS[name][1] + b"#endif{nl}")
+            parts.append(b"#if defined(__HIP_PLATFORM_AMD__){nl}" + _HELPERS[name][1] + b"#else{nl}#define "
+                         + name.encode() + b" " + _CUDA_NAME[name].encode() + b"{nl}#endif{nl}")
         else:  # used by the AMD definitions only
-            parts.append(b"#if !defined(__HIP_PLATFORM_NVIDIA__){nl}" + _HELPERS[name][1] + b"#endif{nl}")
+            parts.append(b"#if defined(__HIP_PLATFORM_AMD__){nl}" + _HELPERS[name][1] + b"#endif{nl}")
         parts.append(b"#endif{nl}")
     return b"".join(parts).replace(b"{nl}", newline)
 
@@ -224,7 +229,7 @@ def _warp_macros(source: bytes) -> dict[bytes, int]:
     """Macros of the file whose body holds a warp intrinsic or ``warpSize``: name -> line."""
     found = {}
     for match in _DEFINE.finditer(source):
-        if _WARP_WORDS.search(match.group(2)):
+        if _WARP_WORDS.search(match.group(2)) and not match.group(1).startswith(HELPER_PREFIX.encode()):
             found[match.group(1)] = source.count(b"\n", 0, match.start()) + 1
     return found
 
@@ -245,6 +250,8 @@ def blocker(scan: "_Scan", functions: list[tree_sitter.Node], host_reads: list[s
     macros = _warp_macros(source) if b"define" in source else {}
     for function in functions:
         name = scan.function_name(function)
+        if name.startswith(HELPER_PREFIX):
+            continue
         for match, node in _code_matches(scan, _COOPERATIVE, function):
             return (f"{name} uses {match.group(1).decode()} (line {node.start_point[0] + 1}), whose tiles and warp "
                     "primitives are of the wavefront's width")
@@ -273,11 +280,11 @@ def edits(scan: "_Scan", functions: list[tree_sitter.Node]) -> tuple[list[Edit],
     found: list[Edit] = []
     used: set[str] = set()
     for function in functions:
-        if not scan.is_device(function):
+        if not scan.is_device(function) or scan.function_name(function).startswith(HELPER_PREFIX):
             continue
         for match, node in _code_matches(scan, _IDENTIFIER, function):
             word = match.group(1).decode()
-            if word == "warpSize" and node.type == "identifier" and (
+            if word == "warpSize" and node.type in ("identifier", "type_identifier") and (
                     node.parent is None or node.parent.type != "field_expression"):
                 found.append(Edit(node.start_byte, node.end_byte, b"32"))
                 continue
