@@ -492,9 +492,11 @@ class _Scan:
             self.warp_size_constant_expressions()
         if warp32.HELPER_PREFIX.encode() in source:
             self.logical_already()
-        if self.items or (self.tree is not None and self.tree.logical):
-            # only a file with a 32-wide assumption needs its call graph, or a file whose header
-            # functions the tree runs as logical warps (they may have no assumption of their own)
+        if self.items or (self.tree is not None and (self.tree.blocked is None or self.tree.logical)):
+            # only a file with a 32-wide assumption needs its call graph, or, in a tree, a file
+            # whose functions may run as 32-lane logical warps with a header's (the tree pass,
+            # while blocked is None, and the files of a tree with logical keys): its functions
+            # calling the header's must be rewritten (or declined) with them
             self.call_links()
             self.file_scope_links()
         for match in _AMDGCN_WAVEFRONT.finditer(source) if b"__AMDGCN_WAVEFRONT_SIZE" in source else ():
@@ -2087,6 +2089,7 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
         return WarpTree({}, {}, {}, host_reads=host_reads) if host_reads else None
     tree = WarpTree(constants, functions, host_reads=host_reads)
     names = [n.encode() for n in (*constants, *functions)]
+    every_key = frozenset([*(("tree", "constant", n) for n in constants), *(("tree", "function", n) for n in functions)])
     # Every file using one of the names: its groups, each with the tree keys it touches.
     groups: list[tuple[str, set[tuple], tuple[str, int, str] | None]] = []
     logical_reasons: list[tuple[str, set[tuple], str]] = []  # groups that cannot run as logical warps
@@ -2097,8 +2100,8 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
         ctx = _TreeContext(path, source, root, files)
         scan = _Scan(ctx, True, tree, masks)
         scan.run()
-        for items, keys, starts in scan.components():
-            if keys:
+        for items, keys, starts in scan.components(every_key):
+            if keys:  # a group with no item still ties its keys (a header helper calling another)
                 groups.append((path, keys, scan.blocker(items)))
                 reason = scan.logical_blocker(items, starts)
                 if reason is not None:

@@ -293,3 +293,56 @@ def test_explain_names_the_strategy():
     check = load_rules().check("warp-logical-fixed")
     assert (check.id, check.severity) == ("HP1116", "info")
     assert "32-lane logical warps" in check.explanation and "widening wins where it applies" in check.explanation
+
+
+_TREE_HEADER = ("#pragma once\n"
+                "constexpr int kWarpSize = 32;\n"
+                "__device__ inline int lane_id() { return threadIdx.x & (kWarpSize - 1); }\n"
+                "__device__ inline unsigned int keep(bool p, unsigned int* out) {\n"
+                "  unsigned int b = __ballot_sync(0xffffffff, p);\n"
+                "  *out = b;\n"
+                "  return b;\n"
+                "}\n")
+_TREE_USER = ('#include "w.cuh"\n'
+              "{before}"
+              "__global__ void total(const float* in, float* out) {{\n"
+              "  float v = in[threadIdx.x];\n"
+              "  for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffffffffffULL, v, o);\n"
+              "  if (lane_id() == 0) out[threadIdx.x / kWarpSize + warpSize - 32] = v;\n"
+              "{extra}"
+              "}}\n")
+
+
+def _tree(tmp_path: Path, before: str = "", extra: str = "") -> tuple[Path, list[str]]:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "w.cuh").write_text(_TREE_HEADER)
+    (src / "a.cu").write_text('#include "w.cuh"\n__global__ void mark(const int* in, unsigned int* bits) '
+                              "{ keep(in[threadIdx.x] > 0, bits + threadIdx.x / kWarpSize + lane_id()); }\n")
+    (src / "b.cu").write_text(_TREE_USER.format(before=before, extra=extra))
+    report = convert_tree(src, tmp_path / "out", ConvertOptions(fix=True)).report
+    return tmp_path / "out", [f"{f.path}:{f.line} {f.rule_id}" for f in report.findings if f.rule_id in ("HP1111", "HP1116")]
+
+
+def test_a_file_with_no_assumption_of_its_own_runs_as_logical_warps_with_its_header(tmp_path):
+    """b.cu is right for widening on its own (a loop from warpSize / 2), but it calls lane_id of
+    w.cuh and uses its kWarpSize, which the tree runs as logical warps (a.cu's keep stores its
+    ballot): b.cu's kernel must see 32-lane warps too, so its shuffle and warpSize are rewritten
+    with the header's."""
+    out, findings = _tree(tmp_path)
+    kernel = (out / "b.hip").read_text()
+    assert ("  for (int o = 32 / 2; o > 0; o >>= 1) v += hipport_warp32_shfl_down_sync(0xffffffffffffffffULL, v, o);\n"
+            in kernel)
+    assert "  if (lane_id() == 0) out[threadIdx.x / kWarpSize + 32 - 32] = v;\n" in kernel
+    assert "hipport_warp32_ballot_sync(0xffffffffffffffffULL, p)" in (out / "w.cuh").read_text()
+    assert findings == ["a.cu:2 HP1116", "b.cu:2 HP1116", "w.cuh:3 HP1116", "w.cuh:4 HP1116"]
+
+
+def test_cooperative_groups_in_one_file_decline_logical_warps_across_the_tree(tmp_path):
+    """The same tree, b.cu's kernel also using cooperative groups: the tree's unit cannot run as
+    logical warps anywhere, so every file keeps it as written (HP1111 in each)."""
+    out, findings = _tree(tmp_path, before="#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n",
+                          extra="  cg::this_thread_block().sync();\n")
+    assert findings == ["a.cu:2 HP1111", "b.cu:4 HP1111", "w.cuh:2 HP1111", "w.cuh:3 HP1111", "w.cuh:4 HP1111"]
+    assert not [p for p in out.rglob("*") if p.is_file() and "hipport_warp32_" in p.read_text(errors="replace")
+                and p.suffix in (".hip", ".cuh")]
