@@ -179,7 +179,7 @@ def warp_digest(tree) -> str:
     blocked = sorted([list(key), reason] for key, reason in (tree.blocked or {}).items())
     logical_blocked = sorted([list(key), reason] for key, reason in tree.logical_blocked.items())
     return digest_json([canonical(tree.constants), canonical(tree.functions), blocked,
-                        sorted(list(key) for key in tree.logical), logical_blocked, list(tree.host_reads)])
+                        sorted(list(key) for key in tree.logical), logical_blocked, canonical(tree.host_reads)])
 
 
 #: The types of :func:`finding_row`'s fields, and of an unknown-name use's (:meth:`Record.store`).

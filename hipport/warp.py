@@ -41,8 +41,8 @@ wavefront helper (``lane_id``, ``warp_sum``) that is defined outside the convert
 item with no fix: its width is decided there.
 
 Across files (:func:`warp_tree`, a prepass of ``convert --fix`` over the whole tree, before any
-file is decided): a warp-size constant or define of a header, and a device function of a
-header, that other files of the tree use are *tree keys*. Every unit of any file that defines
+file is decided): a warp-size constant or define of a header, and a device function or kernel
+of a header, that other files of the tree use are *tree keys*. Every unit of any file that defines
 or uses one joins it, so the header and all its users are rewritten together or not at all:
 one item with no fix anywhere leaves every unit of every file joined to it, each with an
 HP1111 naming the file and function that blocked it. The data still flows one way: the
@@ -50,8 +50,11 @@ prepass scans each file as this pass would and decides the keys; each file is th
 its own with those decisions (:class:`WarpTree`). A full-mask constant outside functions is a unit of its own
 (widening it is right at both widths). A unit is
 rewritten only when every item in it has a fix; the edits are then applied and each reported as
-HP1107. Otherwise nothing in the unit is changed, its findings are reported as without --fix and
-each of its functions gets an HP1111 error naming the first assumption --fix could not rewrite.
+HP1107. Otherwise the unit runs as 32-lane logical warps (:mod:`hipport.warp32`, HP1116 at each
+of its device functions; decided once for a unit joined across files by tree keys carrying warp
+content) where that is shown right; else nothing in the unit is changed, its findings are
+reported as without --fix and each of its functions gets an HP1111 error naming the first
+assumption --fix could not rewrite (and why logical warps were declined).
 
 The rewrite rules (each one right at both widths, and never putting ``warpSize`` where a
 constant expression is needed):
@@ -739,9 +742,11 @@ class _Scan:
                 continue  # a declaration of it here, with another value
             if parent.type == "field_expression":
                 continue  # prop.warpSize and friends
+            scope = self.locals_of(self.function_of(node))
+            value = scope is not None and name in scope.declared  # a parameter or local: a run-time value
             self.add(_Item(self.unit_of(node), node, None, name, {}, None,
                            f"{name} (line {node.start_point[0] + 1}) is a warp-size constant that --fix cannot rewrite "
-                           "here (not `= 32` in this file)", external=True))
+                           "here (not `= 32` in this file)", external=not value))
 
     def warp_constant(self, name: str, what: str, match: re.Match | None, node: tree_sitter.Node | None) -> None:
         """The definition of the warp-size constant ``name`` (``match``/``node``; None when a
@@ -1116,7 +1121,8 @@ class _Scan:
         """``path:line`` of this file's and (through the tree) other files' reads of the
         device's warp size (:func:`hipport.warp32.host_warp_size_reads`)."""
         own = [f"{self.ctx.path}:{line}" for line in warp32.host_warp_size_reads(self.ctx.source, self.ctx.root)]
-        return own + [read for read in (self.tree.host_reads if self.tree is not None else ()) if read not in own]
+        shared = self.tree.host_reads.get(self.ctx.path, ()) if self.tree is not None else ()
+        return own + [read for read in shared if read not in own]
 
     def logical_blocker(self, items: list[_Item], starts: list[int]) -> str | None:
         """Why a group (its items, its function start bytes) cannot run as 32-lane logical warps
@@ -1174,7 +1180,8 @@ class _Scan:
                                         function=self.function_name(function) if function is not None else "its file scope")
                 continue
             if self.fix and not fixable:
-                if keys:  # decided across the tree (warp_tree), the same in every file of the group
+                if keys & (self.tree.warp_keys if self.tree is not None else frozenset()):
+                    # decided across the tree (warp_tree), the same in every file of the group
                     logical_reason = next((logical_blocked[key] for key in sorted(keys) if key in logical_blocked), None)
                     if logical_reason is None and not keys & logical_keys:
                         logical_reason = self.logical_blocker(items, starts) or "the tree pass did not decide it"
@@ -1974,10 +1981,13 @@ class WarpTree:
             is widened with all its users. None while the tree is being collected.
         logical: the blocked keys whose units, in every file, run as 32-lane logical warps
             instead (:mod:`hipport.warp32`, HP1116).
+        warp_keys: the keys that carry a warp width between files (:func:`_warp_keys`); a group
+            whose keys are none of them decides logical warps on its own.
         logical_blocked: blocked key -> why its units cannot run as logical warps either
             (they keep their findings and HP1111).
-        host_reads: ``path:line`` of every read of the device's warp size in the tree's code
-            (``prop.warpSize``, ``cudaDevAttrWarpSize``): logical warps are declined in every file.
+        host_reads: file -> the ``path:line`` reads of the device's warp size (``prop.warpSize``,
+            ``cudaDevAttrWarpSize``) that count for it (:func:`_host_reads_by_file`): logical
+            warps are declined in that file.
     """
 
     constants: dict[str, tuple[str, str]]
@@ -1985,7 +1995,8 @@ class WarpTree:
     blocked: dict[tuple, str] | None = None
     logical: frozenset = frozenset()
     logical_blocked: dict[tuple, str] = field(default_factory=dict)
-    host_reads: list[str] = field(default_factory=list)
+    warp_keys: frozenset = frozenset()
+    host_reads: dict[str, list[str]] = field(default_factory=dict)
 
 
 class _TreeContext:
@@ -2019,7 +2030,41 @@ def _describe(key: tuple) -> str:
     return f"the warp-size constant {key[2]}" if key[1] == "constant" else f"the function {key[2]}"
 
 
-def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | None:
+def _project_of(path: str, build_dirs: frozenset[str]) -> str:
+    """The folder of the nearest build file (CMakeLists.txt, Makefile) above ``path``: its
+    program's folder; ``""`` (the tree) when none is."""
+    folder = path.rsplit("/", 1)[0] if "/" in path else ""
+    while folder and folder not in build_dirs:
+        folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+    return folder
+
+
+def _host_reads_by_file(sources: list[tuple[str, bytes]], parser, build_dirs: frozenset[str] | None) -> dict[str, list[str]]:
+    """For each file of the tree, the reads of the device's warp size (``path:line``) that may
+    size its launches or buffers: those of a file of the same program (the same nearest build
+    file folder, :func:`_project_of`; the whole tree without build files) and of a file it
+    includes or that includes it (through the tree's headers). A tree of many programs
+    (cuda-samples) keeps one program's ``prop.warpSize`` from declining another's logical warps."""
+    reads = {path: [f"{path}:{line}" for line in warp32.host_warp_size_reads(source, parser.parse(source).root_node)]
+             for path, source in sources if b"arpSize" in source or b"WARP_SIZE" in source}
+    reads = {path: found for path, found in reads.items() if found}
+    if not reads:
+        return {}
+    dirs = build_dirs if build_dirs is not None else frozenset()
+    reach = reached_files(dict(sources))
+    result: dict[str, list[str]] = {}
+    for path, _ in sources:
+        project = _project_of(path, dirs)
+        counted = [read for reader, found in reads.items()
+                   if _project_of(reader, dirs) == project or reader in reach.get(path, ()) or path in reach.get(reader, ())
+                   for read in found]
+        if counted:
+            result[path] = counted
+    return result
+
+
+def warp_tree(sources, parser, masks: MaskNames | None = None,
+              build_dirs: frozenset[str] | None = None) -> WarpTree | None:
     """The prepass of --fix over a whole tree: the warp-size constants and device functions its
     headers define, and which of them every file using them can rewrite.
 
@@ -2035,6 +2080,8 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
             CUDA files (headers and sources, a UTF-8 byte-order mark already removed).
         parser: a parser from :func:`hipport.parse.new_parser`.
         masks: the tree's :func:`mask_names` (each file is scanned with it, as it is ported).
+        build_dirs: the folders of the tree holding a build file (``""`` for the root), which
+            delimit its programs for the reads of the device's warp size; None: one program.
 
     Returns:
         The :class:`WarpTree` with ``blocked`` decided, or None when no header defines a
@@ -2042,17 +2089,17 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
     """
     sources = list(sources)
     files = TreeSources(dict(sources))
-    host_reads = [f"{path}:{line}" for path, source in sources if b"arpSize" in source or b"WARP_SIZE" in source
-                  for line in warp32.host_warp_size_reads(source, parser.parse(source).root_node)]
+    host_reads = _host_reads_by_file(sources, parser, build_dirs)
     constants: dict[str, tuple[str, str]] = {}
     functions: dict[str, str] = {}
     twice: set[str] = set()
+    bodies: dict[str, list[bytes]] = {}  # device function of a header -> its definitions' text
     parsed: dict[str, tree_sitter.Node] = {}
     for path, source in sources:
         if not path.lower().endswith(_HEADER_SUFFIXES):
             continue
         macros = specifier_macros(path, source, files)
-        device = b"__device__" in source or any(name in source for name in macros.device_names)
+        device = b"__device__" in source or b"__global__" in source or any(name in source for name in macros.device_names)
         if not (device or _WARP_SIZE_CORE.search(source)):
             continue
         root = parser.parse(source).root_node
@@ -2076,6 +2123,7 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
                 if name in functions and functions[name] != path:
                     twice.add(name)
                 functions.setdefault(name, path)
+                bodies.setdefault(name, []).append(source[node.start_byte:node.end_byte])
     # Only names another file of the tree uses are shared: a header used by no other file here
     # keeps the rule of a lone header (the files including it, elsewhere, decide).
     def used_elsewhere(name: str, home: str) -> bool:
@@ -2090,6 +2138,7 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
     tree = WarpTree(constants, functions, host_reads=host_reads)
     names = [n.encode() for n in (*constants, *functions)]
     every_key = frozenset([*(("tree", "constant", n) for n in constants), *(("tree", "function", n) for n in functions)])
+    tree.warp_keys = _warp_keys(constants, functions, bodies)
     # Every file using one of the names: its groups, each with the tree keys it touches.
     groups: list[tuple[str, set[tuple], tuple[str, int, str] | None]] = []
     logical_reasons: list[tuple[str, set[tuple], str]] = []  # groups that cannot run as logical warps
@@ -2128,9 +2177,41 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
             reasons.setdefault(find(shared), f"it shares {_describe(shared)} with {path}, where --fix left {where} "
                                              f"(line {line}) as written: {reason}")
     tree.blocked = {key: reasons[find(key)] for key in list(parent) if find(key) in reasons}
+    # The logical-warp decision joins groups by their warp keys only: a header function with no
+    # warp content (helper_math's dot) acts the same in either strategy and must not tie programs.
+    logical_parent: dict[tuple, tuple] = {}
+    for _, keys, _ in groups:
+        warp = sorted(keys & tree.warp_keys)
+        for key in warp[1:]:
+            logical_parent[_union_root(logical_parent, key)] = _union_root(logical_parent, warp[0])
     logical_roots: dict[tuple, str] = {}
     for path, keys, reason in logical_reasons:
-        logical_roots.setdefault(find(sorted(keys)[0]), f"{path}: {reason}")
-    tree.logical_blocked = {key: logical_roots[find(key)] for key in tree.blocked if find(key) in logical_roots}
-    tree.logical = frozenset(key for key in tree.blocked if key not in tree.logical_blocked)
+        warp = sorted(keys & tree.warp_keys)
+        if warp:
+            logical_roots.setdefault(_union_root(logical_parent, warp[0]), f"{path}: {reason}")
+    tree.logical_blocked = {key: logical_roots[_union_root(logical_parent, key)] for key in tree.blocked
+                            if key in tree.warp_keys and _union_root(logical_parent, key) in logical_roots}
+    tree.logical = frozenset(key for key in tree.blocked if key in tree.warp_keys and key not in tree.logical_blocked)
     return tree
+
+
+def _warp_keys(constants: dict, functions: dict[str, str], bodies: dict[str, list[bytes]]) -> frozenset:
+    """The tree keys that carry a warp width between files: every warp-size constant, and each
+    header device function whose text has warp content (a warp intrinsic, ``warpSize``, a
+    warp-size constant of the tree, a lane register of inline PTX) or calls one that has."""
+    names = [re.escape(n.encode()) for n in constants]
+    content = re.compile(rb"(?<![A-Za-z0-9_])(?:" + b"|".join([*names, rb"__shfl\w*", rb"__ballot\w*", rb"__any\w*",
+                         rb"__all\w*", rb"__activemask", rb"__match_\w+", rb"__reduce_\w+", rb"__lane_id", rb"warpSize",
+                         rb"__syncwarp", rb"cooperative_groups", rb"cg::"]) + rb")(?![A-Za-z0-9_])|%laneid|%lanemask")
+    warp = {name for name, texts in bodies.items() if name in functions and any(content.search(t) for t in texts)}
+    changed = True
+    while changed:  # a helper calling a warp helper carries its width too
+        changed = False
+        for name, texts in bodies.items():
+            if name in warp or name not in functions:
+                continue
+            if any(re.search(rb"(?<![A-Za-z0-9_])" + re.escape(other.encode()) + rb"\s*\(", t) for t in texts
+                   for other in warp):
+                warp.add(name)
+                changed = True
+    return frozenset([*(("tree", "constant", n) for n in constants), *(("tree", "function", n) for n in warp)])

@@ -346,3 +346,44 @@ def test_cooperative_groups_in_one_file_decline_logical_warps_across_the_tree(tm
     assert findings == ["a.cu:2 HP1111", "b.cu:4 HP1111", "w.cuh:2 HP1111", "w.cuh:3 HP1111", "w.cuh:4 HP1111"]
     assert not [p for p in out.rglob("*") if p.is_file() and "hipport_warp32_" in p.read_text(errors="replace")
                 and p.suffix in (".hip", ".cuh")]
+
+
+def test_a_read_of_the_warp_size_declines_only_its_own_program(tmp_path):
+    """A tree of two programs (each folder with its CMakeLists.txt, as in cuda-samples): query/
+    prints prop.warpSize, votes/ runs as logical warps all the same; a file of the same program,
+    or one it includes, would decline it (test above)."""
+    src = tmp_path / "src"
+    for program in ("query", "votes"):
+        (src / program).mkdir(parents=True)
+        (src / program / "CMakeLists.txt").write_text(f"add_executable({program} main.cu)\n")
+    (src / "CMakeLists.txt").write_text("add_subdirectory(query)\nadd_subdirectory(votes)\n")
+    (src / "query" / "main.cu").write_text(
+        "#include <cstdio>\nint main() { cudaDeviceProp p; cudaGetDeviceProperties(&p, 0); "
+        "printf(\"%d\\n\", p.warpSize); return 0; }\n")
+    (src / "votes" / "main.cu").write_text(_STORED_BALLOT.replace("{extra}", ""))
+    report = convert_tree(src, tmp_path / "out", ConvertOptions(fix=True)).report
+    assert [f"{f.path}:{f.line} {f.rule_id}" for f in report.findings if f.rule_id in ("HP1111", "HP1116")] == [
+        "votes/main.cu:1 HP1116"]
+    (src / "votes" / "size.cpp").write_text("int size(const cudaDeviceProp& p) { return p.warpSize; }\n")
+    report = convert_tree(src, tmp_path / "out2", ConvertOptions(fix=True)).report
+    assert [f"{f.path}:{f.line} {f.rule_id}" for f in report.findings if f.rule_id in ("HP1111", "HP1116")] == [
+        "votes/main.cu:1 HP1111"]
+
+
+def test_a_kernel_of_a_header_runs_as_logical_warps_with_the_host_code_launching_it(tmp_path):
+    """votes.cuh holds only a __global__ kernel (widenable on its own); main.cu launches it with
+    its own warp width of 32, which host code cannot widen: the tree pass takes the header's
+    kernels too (not only __device__ functions), so the kernel runs as 32-lane logical warps with
+    its launcher instead of being widened to 64-lane votes the host then checks per 32."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "votes.cuh").write_text("#pragma once\n__global__ void votes(const int* in, int* any, int width) {\n"
+                                   "  any[threadIdx.x] = __any_sync(0xffffffff, in[threadIdx.x]);\n}\n")
+    (src / "main.cu").write_text('#include "votes.cuh"\nint main() {\n  const int warp_size = 32;\n'
+                                 "  int *in = nullptr, *any = nullptr;\n"
+                                 "  votes<<<1, 4 * warp_size>>>(in, any, warp_size);\n  return 0;\n}\n")
+    report = convert_tree(src, tmp_path / "out", ConvertOptions(fix=True)).report
+    assert [f"{f.path}:{f.line} {f.rule_id}" for f in report.findings if f.rule_id.startswith("HP11")] == [
+        "votes.cuh:2 HP1116", "votes.cuh:3 HP1101"]
+    assert "  any[threadIdx.x] = hipport_warp32_any_sync(0xffffffffffffffffULL, in[threadIdx.x]);\n" in (
+        tmp_path / "out" / "votes.cuh").read_text()
