@@ -33,7 +33,8 @@ names lanes of the half, the helpers use it only to filter vote results, as CUDA
 is emitted once in the file (``#ifndef``-guarded, so a header and its includer may both have it),
 before the first top-level declaration that holds a rewritten function, and only the helpers the
 file uses. They are defined for AMD where ``__HIP_PLATFORM_AMD__`` is (``hip/hip_common.h`` defines
-it for clang's HIP mode; the emulator too); elsewhere, as HIP on NVIDIA (``__HIP_PLATFORM_NVIDIA__``,
+it for clang's HIP mode; the emulator too) or clang compiles HIP (``__clang__ && __HIP__``, defined
+before any header); elsewhere, as HIP on NVIDIA (``__HIP_PLATFORM_NVIDIA__``,
 nvcc) or plain CUDA (a ``convert --compat`` tree built with nvcc), each helper is a macro for
 CUDA's own intrinsic, unchanged.
 
@@ -104,6 +105,11 @@ _NOTE = (b"/* hipport --fix (HP1116): CUDA's 32-lane warps as 32-lane halves of 
          b"   hip/amd_detail/amd_warp_functions.h: __shfl reads lane (src & (width-1)) + (self & ~(width-1))),{nl}"
          b"   so width 32 keeps a shuffle in its half; a ballot keeps the 32 bits of this lane's half.{nl}"
          b"   HIP on NVIDIA and CUDA: CUDA's own intrinsics. */{nl}")
+
+#: Compiling for AMD: hip/hip_common.h defines __HIP_PLATFORM_AMD__ when clang compiles HIP
+#: (``__clang__ && __HIP__``), which clang defines before any header, so the test holds even
+#: where the helpers come before the file's HIP include; the emulator defines the macro itself.
+_AMD_CONDITION = b"#if defined(__HIP_PLATFORM_AMD__) || (defined(__clang__) && defined(__HIP__)){nl}"
 
 #: helper -> (helpers it needs, its AMD definition); on NVIDIA each is a macro for its CUDA name.
 _HELPERS: dict[str, tuple[tuple[str, ...], bytes]] = {
@@ -196,10 +202,10 @@ def helpers_block(used: set[str], newline: bytes = b"\n") -> bytes:
         guard = b"HIPPORT_WARP32_" + name[len("hipport_warp32_"):].upper().encode()
         parts.append(b"#ifndef " + guard + b"{nl}#define " + guard + b"{nl}")
         if name in _CUDA_NAME:
-            parts.append(b"#if defined(__HIP_PLATFORM_AMD__){nl}" + _HELPERS[name][1] + b"#else{nl}#define "
+            parts.append(_AMD_CONDITION + _HELPERS[name][1] + b"#else{nl}#define "
                          + name.encode() + b" " + _CUDA_NAME[name].encode() + b"{nl}#endif{nl}")
         else:  # used by the AMD definitions only
-            parts.append(b"#if defined(__HIP_PLATFORM_AMD__){nl}" + _HELPERS[name][1] + b"#endif{nl}")
+            parts.append(_AMD_CONDITION + _HELPERS[name][1] + b"#endif{nl}")
         parts.append(b"#endif{nl}")
     return b"".join(parts).replace(b"{nl}", newline)
 
