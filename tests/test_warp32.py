@@ -166,6 +166,7 @@ EVERY_HELPER = (
     "  float g = __shfl_sync(0xffffffff, f, 1) + __shfl_up_sync(0xffffffff, f, 1, 16);\n"
     "  double e = __shfl_down_sync(0xffffffff, d, 2) + __shfl_xor_sync(0xffffffff, d, 1, warpSize);\n"
     "  long long m = __shfl_sync(0xffffffff, l, 3);\n"
+    "  __syncwarp();\n"
     "  return any + all + pred + (int)g + (int)e + (int)m + __any_sync(0xffffffff, v) + __all_sync(0xffff, v) "
     "+ (int)__activemask();\n"
     "}\n"
@@ -175,7 +176,7 @@ EVERY_HELPER = (
 
 def test_every_helper_is_emitted_once_and_compiles(toolchain, tmp_path):
     """Every intrinsic at once (store's ballot leaves through a pointer: not widened): each
-    helper defined once, before store, guarded; the AMD definitions compile for gfx90a and
+    helper defined once, before store, guarded, and __syncwarp as HP1115 rewrites it; the AMD definitions compile for gfx90a and
     gfx1100 (HIP 6.4's __match_any with HIP_ENABLE_WARP_SYNC_BUILTINS, as hipport's builds
     define it), and HIP on NVIDIA (sm_90) gets CUDA's intrinsics."""
     text, findings = port_text(tmp_path, EVERY_HELPER)
@@ -186,8 +187,9 @@ def test_every_helper_is_emitted_once_and_compiles(toolchain, tmp_path):
     body = text[text.index("__device__ int store("):]
     assert not re.search(r"(?<!_)__(shfl\w*|ballot|any|all|match_\w+)_sync\(|__activemask\(|warpSize", body)
     assert "hipport_warp32_shfl_xor_sync(0xffffffffffffffffULL, d, 1, 32)" in body
+    assert "  HIPPORT_SYNCWARP();\n" in body  # __syncwarp as hipport/syncwarp.py writes it (HP1115)
     assert [f.split(" as 32-lane")[0] for f in findings if " HP1116 " in f] == [
-        "2:16 HP1116 --fix ported store", "13:17 HP1116 --fix ported k"]
+        "2:16 HP1116 --fix ported store", "14:17 HP1116 --fix ported k"]
     source = tmp_path / "every.hip"
     source.write_text(text)
     toolchain.compile_amd(source, tmp_path / "every.o", ("gfx90a", "gfx1100"))
