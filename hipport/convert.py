@@ -288,7 +288,9 @@ def _tree_prepasses(files: list[TreeFile], options: ConvertOptions, parser,
             continue
         sources.append((file.rel, data[len(_UTF8_BOM):] if data.startswith(_UTF8_BOM) else data))
     masks = mask_names(sources, parser)
-    return (warp_tree(sources, parser, masks) if options.fix else None), masks
+    build_dirs = frozenset(file.rel.rsplit("/", 1)[0] if "/" in file.rel else "" for file in files
+                           if build_file_kind(file.rel) is not None)
+    return (warp_tree(sources, parser, masks, build_dirs) if options.fix else None), masks
 
 
 def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet,

@@ -177,7 +177,9 @@ def warp_digest(tree) -> str:
     if tree is None:
         return digest_json(None)
     blocked = sorted([list(key), reason] for key, reason in (tree.blocked or {}).items())
-    return digest_json([canonical(tree.constants), canonical(tree.functions), blocked])
+    logical_blocked = sorted([list(key), reason] for key, reason in tree.logical_blocked.items())
+    return digest_json([canonical(tree.constants), canonical(tree.functions), blocked,
+                        sorted(list(key) for key in tree.logical), logical_blocked, canonical(tree.host_reads)])
 
 
 #: The types of :func:`finding_row`'s fields, and of an unknown-name use's (:meth:`Record.store`).

@@ -41,8 +41,8 @@ wavefront helper (``lane_id``, ``warp_sum``) that is defined outside the convert
 item with no fix: its width is decided there.
 
 Across files (:func:`warp_tree`, a prepass of ``convert --fix`` over the whole tree, before any
-file is decided): a warp-size constant or define of a header, and a device function of a
-header, that other files of the tree use are *tree keys*. Every unit of any file that defines
+file is decided): a warp-size constant or define of a header, and a device function or kernel
+of a header, that other files of the tree use are *tree keys*. Every unit of any file that defines
 or uses one joins it, so the header and all its users are rewritten together or not at all:
 one item with no fix anywhere leaves every unit of every file joined to it, each with an
 HP1111 naming the file and function that blocked it. The data still flows one way: the
@@ -50,8 +50,11 @@ prepass scans each file as this pass would and decides the keys; each file is th
 its own with those decisions (:class:`WarpTree`). A full-mask constant outside functions is a unit of its own
 (widening it is right at both widths). A unit is
 rewritten only when every item in it has a fix; the edits are then applied and each reported as
-HP1107. Otherwise nothing in the unit is changed, its findings are reported as without --fix and
-each of its functions gets an HP1111 error naming the first assumption --fix could not rewrite.
+HP1107. Otherwise the unit runs as 32-lane logical warps (:mod:`hipport.warp32`, HP1116 at each
+of its device functions; decided once for a unit joined across files by tree keys carrying warp
+content) where that is shown right; else nothing in the unit is changed, its findings are
+reported as without --fix and each of its functions gets an HP1111 error naming the first
+assumption --fix could not rewrite (and why logical warps were declined).
 
 The rewrite rules (each one right at both widths, and never putting ``warpSize`` where a
 constant expression is needed):
@@ -113,6 +116,7 @@ from .device_context import function_kind
 from .edits import Edit
 from .parse import LANGUAGE, compiled_query
 from .project_macros import SpecifierMacros, TreeSources, specifier_macros
+from . import warp32
 
 
 class WarpContext(Protocol):
@@ -225,6 +229,7 @@ class _Item:
     label: str = ""  # how HP1111 names it outside a function
     standalone: bool = False  # right on its own at both widths (a full mask widened): never joins a function
     once_per_line: bool = False  # not reported on a line that has another HP1102 (a mask at its call)
+    external: bool = False  # a warp helper or warp-size name defined outside the tree: logical warps decline too
 
 
 def _strip(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
@@ -373,6 +378,10 @@ class _Scan:
         return function_kind(self.ctx, function) is not None
 
     def add(self, item: _Item) -> _Item:
+        at = item.at if hasattr(item.at, "start_byte") else None
+        function = self.function_of(at) if at is not None else None
+        if function is not None and self.function_name(function).startswith(warp32.HELPER_PREFIX):
+            return item  # hipport's own logical-warp helpers (a second --fix of its output): not the code's
         self.items.append(item)
         return item
 
@@ -484,13 +493,31 @@ class _Scan:
             self.shared_arrays()
         if b"warpSize" in source:
             self.warp_size_constant_expressions()
-        if self.items:  # only a file with a 32-wide assumption needs its call graph
+        if warp32.HELPER_PREFIX.encode() in source:
+            self.logical_already()
+        if self.items or (self.tree is not None and (self.tree.blocked is None or self.tree.logical)):
+            # only a file with a 32-wide assumption needs its call graph, or, in a tree, a file
+            # whose functions may run as 32-lane logical warps with a header's (the tree pass,
+            # while blocked is None, and the files of a tree with logical keys): its functions
+            # calling the header's must be rewritten (or declined) with them
             self.call_links()
             self.file_scope_links()
         for match in _AMDGCN_WAVEFRONT.finditer(source) if b"__AMDGCN_WAVEFRONT_SIZE" in source else ():
             node = ctx.node_at(match.start(), match.end())
             if node.type not in _CODE_SKIP:
                 ctx.report("wavefront-size-macro", node, name="__AMDGCN_WAVEFRONT_SIZE")
+
+    def logical_already(self) -> None:
+        """A function calling hipport's logical-warp helpers (``--fix`` output fixed again) runs as
+        32-lane logical warps already: an item with no widening, so its unit stays logical."""
+        for match in re.finditer(rb"(?<![A-Za-z0-9_])" + warp32.HELPER_PREFIX.encode() + rb"\w+", self.ctx.source):
+            node = self.ctx.node_at(match.start(), match.end())
+            function = self.function_of(node)
+            if (node.type != "identifier" or node.parent is None or node.parent.type != "call_expression"
+                    or function is None or self.function_name(function).startswith(warp32.HELPER_PREFIX)):
+                continue
+            self.add(_Item(function.start_byte, node, None, self.text(node), {}, None,
+                           f"it runs as 32-lane logical warps already ({self.text(node)}, line {node.start_point[0] + 1})"))
 
     def call_links(self) -> None:
         """A function and the functions of this file it calls are fixed together or not at all:
@@ -525,7 +552,7 @@ class _Scan:
             if caller is not None and name not in definitions and not name.startswith("__") and _WARP_HELPER.search(name):
                 self.add(_Item(caller.start_byte, call, None, name, {}, None,
                                f"it calls {name} (line {call.start_point[0] + 1}), defined in another file: --fix "
-                               "cannot tell which wavefront width that function assumes"))
+                               "cannot tell which wavefront width that function assumes", external=True))
 
     def file_scope_links(self) -> None:
         """A function that uses a name declared by a file-scope declaration holding a 32-wide
@@ -715,9 +742,11 @@ class _Scan:
                 continue  # a declaration of it here, with another value
             if parent.type == "field_expression":
                 continue  # prop.warpSize and friends
+            scope = self.locals_of(self.function_of(node))
+            value = scope is not None and name in scope.declared  # a parameter or local: a run-time value
             self.add(_Item(self.unit_of(node), node, None, name, {}, None,
                            f"{name} (line {node.start_point[0] + 1}) is a warp-size constant that --fix cannot rewrite "
-                           "here (not `= 32` in this file)"))
+                           "here (not `= 32` in this file)", external=not value))
 
     def warp_constant(self, name: str, what: str, match: re.Match | None, node: tree_sitter.Node | None) -> None:
         """The definition of the warp-size constant ``name`` (``match``/``node``; None when a
@@ -746,10 +775,12 @@ class _Scan:
         if definition is not None and not uses and not shared:
             definition.fixes = None
             definition.reason = f"{name} is not used in this file: the files that use it decide what it must be"
+            definition.external = True  # decided where it is used: logical warps too
             return
         if definition is not None and ctx.path.lower().endswith(_HEADER_SUFFIXES) and not shared:
             definition.fixes = None
             definition.reason = f"{name} is defined in a header: the files that include it use it too"
+            definition.external = True  # decided where it is used: logical warps too
         for token in uses:
             item_unit = self.unit_of(token)
             self.links.append((item_unit, unit))
@@ -1050,6 +1081,12 @@ class _Scan:
     def groups(self) -> list[tuple[list[_Item], set[tuple]]]:
         """The units of this file joined by their links: (items, tree keys) per group, where a
         tree key (``("tree", "constant" | "function", name)``) is a name shared with other files."""
+        return [(items, keys) for items, keys, _ in self.components()]
+
+    def components(self, with_keys: frozenset = frozenset()) -> list[tuple[list[_Item], set[tuple], list[int]]]:
+        """Like :meth:`groups`, with the start bytes of every function of each group (those
+        with items and those tied to them by calls), in source order; also the groups with no
+        item that hold one of the tree keys ``with_keys``."""
         parent: dict[object, object] = {}
 
         def find(key):
@@ -1063,10 +1100,37 @@ class _Scan:
         for item in self.items:
             groups.setdefault(find(item.unit), []).append(item)
         keys: dict[object, set[tuple]] = {}
+        functions: dict[object, list[int]] = {}
         for key in list(parent):
             if isinstance(key, tuple) and key and key[0] == "tree":
                 keys.setdefault(find(key), set()).add(key)
-        return [(items, keys.get(root, set())) for root, items in groups.items()]
+            elif isinstance(key, int):
+                functions.setdefault(find(key), []).append(key)
+        for root, found in keys.items():
+            if root not in groups and found & with_keys:
+                groups[root] = []
+        return [(items, keys.get(root, set()), sorted(functions.get(root, ()))) for root, items in groups.items()]
+
+    def function_nodes(self, starts: list[int]) -> list[tree_sitter.Node]:
+        """The function definitions of this file starting at the bytes ``starts``."""
+        if not hasattr(self, "_function_nodes"):
+            self._function_nodes = {node.start_byte: node for node in _query(_DEFINITIONS, self.ctx.root)}
+        return [self._function_nodes[start] for start in starts if start in self._function_nodes]
+
+    def host_reads(self) -> list[str]:
+        """``path:line`` of this file's and (through the tree) other files' reads of the
+        device's warp size (:func:`hipport.warp32.host_warp_size_reads`)."""
+        own = [f"{self.ctx.path}:{line}" for line in warp32.host_warp_size_reads(self.ctx.source, self.ctx.root)]
+        shared = self.tree.host_reads.get(self.ctx.path, ()) if self.tree is not None else ()
+        return own + [read for read in shared if read not in own]
+
+    def logical_blocker(self, items: list[_Item], starts: list[int]) -> str | None:
+        """Why a group (its items, its function start bytes) cannot run as 32-lane logical warps
+        (:mod:`hipport.warp32`), or None."""
+        external = next((item for item in items if item.external), None)
+        if external is not None:
+            return external.reason
+        return warp32.blocker(self, self.function_nodes(starts), self.host_reads())
 
     def blocker(self, items: list[_Item]) -> tuple[str, int, str] | None:
         """The first item of a group with no rewrite: (where, line, reason), or None."""
@@ -1084,12 +1148,19 @@ class _Scan:
         pending: list[_Item] = []  # the findings of the units left as written, emitted last
         newline = b"\r\n" if b"\r\n" in self.ctx.source else b"\n"
         blocked = self.tree.blocked if self.tree is not None and self.tree.blocked is not None else {}
-        for items, keys in self.groups():
+        logical_keys = self.tree.logical if self.tree is not None else frozenset()
+        logical_blocked = self.tree.logical_blocked if self.tree is not None else {}
+        logical_edits: list[Edit] = []
+        logical_used: set[str] = set()
+        logical_at: int | None = None
+        for items, keys, starts in self.components(logical_keys if self.fix else frozenset()):
             fixable = all(item.fixes is not None for item in items)
             shared_reason = next((blocked[key] for key in sorted(keys) if key in blocked), None)
             if shared_reason is not None:
                 fixable = False
-            if self.fix and fixable:
+            if self.fix and not items and not fixable and not (keys & logical_keys):
+                continue
+            if self.fix and fixable and items:
                 done = set()
                 for item in items:
                     for edit in item.fixes:
@@ -1108,6 +1179,33 @@ class _Scan:
                                         replacement=edit.text.decode(),
                                         function=self.function_name(function) if function is not None else "its file scope")
                 continue
+            if self.fix and not fixable:
+                if keys & (self.tree.warp_keys if self.tree is not None else frozenset()):
+                    # decided across the tree (warp_tree), the same in every file of the group
+                    logical_reason = next((logical_blocked[key] for key in sorted(keys) if key in logical_blocked), None)
+                    if logical_reason is None and not keys & logical_keys:
+                        logical_reason = self.logical_blocker(items, starts) or "the tree pass did not decide it"
+                else:
+                    logical_reason = self.logical_blocker(items, starts)
+                if logical_reason is None:
+                    functions = self.function_nodes(starts)
+                    found, used = warp32.edits(self, functions)
+                    logical_edits.extend(found)
+                    logical_used |= used
+                    first = next((i.reason for i in items if i.fixes is None), None) or shared_reason or ""
+                    for function in functions:
+                        if not self.is_device(function) or self.function_name(function).startswith(warp32.HELPER_PREFIX):
+                            continue
+                        why = next((i.reason for i in items if i.fixes is None and hasattr(i.at, "start_byte")
+                                    and function.start_byte <= i.at.start_byte < function.end_byte), first)
+                        if any(function.start_byte <= edit.start < function.end_byte for edit in found):
+                            offset = warp32.block_offset(self.ctx.source, function)
+                            logical_at = offset if logical_at is None else min(logical_at, offset)
+                        self.ctx.report("warp-logical-fixed", function.child_by_field_name("declarator"),
+                                        name=self.function_name(function), reason=why)
+                    continue
+            else:
+                logical_reason = None
             pending.extend(item for item in items if item.check is not None)
             if self.fix:
                 blocker = next((item for item in items if item.fixes is None), None)
@@ -1122,12 +1220,19 @@ class _Scan:
                                 and hasattr(other.at, "start_byte")
                                 and function.start_byte <= other.at.start_byte < function.end_byte), None)
                     reason = own.reason if own is not None else (blocker.reason if blocker is not None else shared_reason)
+                    if logical_reason is not None:
+                        reason = (f"{reason}; nor can it run as 32-lane logical warps, for the same reason"
+                                  if logical_reason == reason else
+                                  f"{reason}; nor can it run as 32-lane logical warps: {logical_reason}")
                     where = (self.function_name(function) if function is not None
                              else item.label or f"the file-scope code at line {item.at.start_point[0] + 1}")
                     at = function.child_by_field_name("declarator") if function is not None else item.at
                     self.ctx.report("warp-fix-skipped", at, name=where, reason=reason)
         if block_at is not None:
             self.ctx.result.edits.append(Edit(block_at, block_at, _WAVEFRONT_BLOCK.replace(b"{nl}", newline)))
+        self.ctx.result.edits.extend(logical_edits)
+        if logical_used and logical_at is not None:
+            self.ctx.result.edits.append(Edit(logical_at, logical_at, warp32.helpers_block(logical_used, newline)))
         lines = {self._line(item) for item in pending if item.check == "warp-32bit-mask" and not item.once_per_line}
         for item in sorted(pending, key=lambda i: i.at.start_byte if hasattr(i.at, "start_byte") else i.at[0]):
             if item.once_per_line:
@@ -1872,13 +1977,26 @@ class WarpTree:
             defines it as 32): ``#define WARP_SIZE 32``, ``constexpr int kWarpSize = 32;``.
         functions: device function name -> the header that defines it (``lane_id``, ``warp_sum``).
         blocked: tree key (``("tree", "constant" | "function", name)``) -> why --fix must leave
-            every unit that uses it, in any file; a key not in it is rewritten with all its
-            users. None while the tree is being collected.
+            every unit that uses it, in any file, as 32-wide code (not widened); a key not in it
+            is widened with all its users. None while the tree is being collected.
+        logical: the blocked keys whose units, in every file, run as 32-lane logical warps
+            instead (:mod:`hipport.warp32`, HP1116).
+        warp_keys: the keys that carry a warp width between files (:func:`_warp_keys`); a group
+            whose keys are none of them decides logical warps on its own.
+        logical_blocked: blocked key -> why its units cannot run as logical warps either
+            (they keep their findings and HP1111).
+        host_reads: file -> the ``path:line`` reads of the device's warp size (``prop.warpSize``,
+            ``cudaDevAttrWarpSize``) that count for it (:func:`_host_reads_by_file`): logical
+            warps are declined in that file.
     """
 
     constants: dict[str, tuple[str, str]]
     functions: dict[str, str]
     blocked: dict[tuple, str] | None = None
+    logical: frozenset = frozenset()
+    logical_blocked: dict[tuple, str] = field(default_factory=dict)
+    warp_keys: frozenset = frozenset()
+    host_reads: dict[str, list[str]] = field(default_factory=dict)
 
 
 class _TreeContext:
@@ -1912,7 +2030,41 @@ def _describe(key: tuple) -> str:
     return f"the warp-size constant {key[2]}" if key[1] == "constant" else f"the function {key[2]}"
 
 
-def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | None:
+def _project_of(path: str, build_dirs: frozenset[str]) -> str:
+    """The folder of the nearest build file (CMakeLists.txt, Makefile) above ``path``: its
+    program's folder; ``""`` (the tree) when none is."""
+    folder = path.rsplit("/", 1)[0] if "/" in path else ""
+    while folder and folder not in build_dirs:
+        folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+    return folder
+
+
+def _host_reads_by_file(sources: list[tuple[str, bytes]], parser, build_dirs: frozenset[str] | None) -> dict[str, list[str]]:
+    """For each file of the tree, the reads of the device's warp size (``path:line``) that may
+    size its launches or buffers: those of a file of the same program (the same nearest build
+    file folder, :func:`_project_of`; the whole tree without build files) and of a file it
+    includes or that includes it (through the tree's headers). A tree of many programs
+    (cuda-samples) keeps one program's ``prop.warpSize`` from declining another's logical warps."""
+    reads = {path: [f"{path}:{line}" for line in warp32.host_warp_size_reads(source, parser.parse(source).root_node)]
+             for path, source in sources if b"arpSize" in source or b"WARP_SIZE" in source}
+    reads = {path: found for path, found in reads.items() if found}
+    if not reads:
+        return {}
+    dirs = build_dirs if build_dirs is not None else frozenset()
+    reach = reached_files(dict(sources))
+    result: dict[str, list[str]] = {}
+    for path, _ in sources:
+        project = _project_of(path, dirs)
+        counted = [read for reader, found in reads.items()
+                   if _project_of(reader, dirs) == project or reader in reach.get(path, ()) or path in reach.get(reader, ())
+                   for read in found]
+        if counted:
+            result[path] = counted
+    return result
+
+
+def warp_tree(sources, parser, masks: MaskNames | None = None,
+              build_dirs: frozenset[str] | None = None) -> WarpTree | None:
     """The prepass of --fix over a whole tree: the warp-size constants and device functions its
     headers define, and which of them every file using them can rewrite.
 
@@ -1928,6 +2080,8 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
             CUDA files (headers and sources, a UTF-8 byte-order mark already removed).
         parser: a parser from :func:`hipport.parse.new_parser`.
         masks: the tree's :func:`mask_names` (each file is scanned with it, as it is ported).
+        build_dirs: the folders of the tree holding a build file (``""`` for the root), which
+            delimit its programs for the reads of the device's warp size; None: one program.
 
     Returns:
         The :class:`WarpTree` with ``blocked`` decided, or None when no header defines a
@@ -1935,15 +2089,17 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
     """
     sources = list(sources)
     files = TreeSources(dict(sources))
+    host_reads = _host_reads_by_file(sources, parser, build_dirs)
     constants: dict[str, tuple[str, str]] = {}
     functions: dict[str, str] = {}
     twice: set[str] = set()
+    bodies: dict[str, list[bytes]] = {}  # device function of a header -> its definitions' text
     parsed: dict[str, tree_sitter.Node] = {}
     for path, source in sources:
         if not path.lower().endswith(_HEADER_SUFFIXES):
             continue
         macros = specifier_macros(path, source, files)
-        device = b"__device__" in source or any(name in source for name in macros.device_names)
+        device = b"__device__" in source or b"__global__" in source or any(name in source for name in macros.device_names)
         if not (device or _WARP_SIZE_CORE.search(source)):
             continue
         root = parser.parse(source).root_node
@@ -1967,6 +2123,7 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
                 if name in functions and functions[name] != path:
                     twice.add(name)
                 functions.setdefault(name, path)
+                bodies.setdefault(name, []).append(source[node.start_byte:node.end_byte])
     # Only names another file of the tree uses are shared: a header used by no other file here
     # keeps the rule of a lone header (the files including it, elsewhere, decide).
     def used_elsewhere(name: str, home: str) -> bool:
@@ -1976,11 +2133,15 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
     constants = {name: entry for name, entry in constants.items() if used_elsewhere(name, entry[1])}
     functions = {name: home for name, home in functions.items() if used_elsewhere(name, home)}
     if not constants and not functions:
-        return None
-    tree = WarpTree(constants, functions)
+        # no name is shared; a read of the device's warp size still declines logical warps everywhere
+        return WarpTree({}, {}, {}, host_reads=host_reads) if host_reads else None
+    tree = WarpTree(constants, functions, host_reads=host_reads)
     names = [n.encode() for n in (*constants, *functions)]
+    every_key = frozenset([*(("tree", "constant", n) for n in constants), *(("tree", "function", n) for n in functions)])
+    tree.warp_keys = _warp_keys(constants, functions, bodies)
     # Every file using one of the names: its groups, each with the tree keys it touches.
     groups: list[tuple[str, set[tuple], tuple[str, int, str] | None]] = []
+    logical_reasons: list[tuple[str, set[tuple], str]] = []  # groups that cannot run as logical warps
     for path, source in sources:
         if not any(n in source for n in names):
             continue
@@ -1988,9 +2149,12 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
         ctx = _TreeContext(path, source, root, files)
         scan = _Scan(ctx, True, tree, masks)
         scan.run()
-        for items, keys in scan.groups():
-            if keys:
+        for items, keys, starts in scan.components(every_key):
+            if keys:  # a group with no item still ties its keys (a header helper calling another)
                 groups.append((path, keys, scan.blocker(items)))
+                reason = scan.logical_blocker(items, starts)
+                if reason is not None:
+                    logical_reasons.append((path, keys, reason))
     parent: dict[tuple, tuple] = {}
 
     def find(key):
@@ -2013,4 +2177,41 @@ def warp_tree(sources, parser, masks: MaskNames | None = None) -> WarpTree | Non
             reasons.setdefault(find(shared), f"it shares {_describe(shared)} with {path}, where --fix left {where} "
                                              f"(line {line}) as written: {reason}")
     tree.blocked = {key: reasons[find(key)] for key in list(parent) if find(key) in reasons}
+    # The logical-warp decision joins groups by their warp keys only: a header function with no
+    # warp content (helper_math's dot) acts the same in either strategy and must not tie programs.
+    logical_parent: dict[tuple, tuple] = {}
+    for _, keys, _ in groups:
+        warp = sorted(keys & tree.warp_keys)
+        for key in warp[1:]:
+            logical_parent[_union_root(logical_parent, key)] = _union_root(logical_parent, warp[0])
+    logical_roots: dict[tuple, str] = {}
+    for path, keys, reason in logical_reasons:
+        warp = sorted(keys & tree.warp_keys)
+        if warp:
+            logical_roots.setdefault(_union_root(logical_parent, warp[0]), f"{path}: {reason}")
+    tree.logical_blocked = {key: logical_roots[_union_root(logical_parent, key)] for key in tree.blocked
+                            if key in tree.warp_keys and _union_root(logical_parent, key) in logical_roots}
+    tree.logical = frozenset(key for key in tree.blocked if key in tree.warp_keys and key not in tree.logical_blocked)
     return tree
+
+
+def _warp_keys(constants: dict, functions: dict[str, str], bodies: dict[str, list[bytes]]) -> frozenset:
+    """The tree keys that carry a warp width between files: every warp-size constant, and each
+    header device function whose text has warp content (a warp intrinsic, ``warpSize``, a
+    warp-size constant of the tree, a lane register of inline PTX) or calls one that has."""
+    names = [re.escape(n.encode()) for n in constants]
+    content = re.compile(rb"(?<![A-Za-z0-9_])(?:" + b"|".join([*names, rb"__shfl\w*", rb"__ballot\w*", rb"__any\w*",
+                         rb"__all\w*", rb"__activemask", rb"__match_\w+", rb"__reduce_\w+", rb"__lane_id", rb"warpSize",
+                         rb"__syncwarp", rb"cooperative_groups", rb"cg::"]) + rb")(?![A-Za-z0-9_])|%laneid|%lanemask")
+    warp = {name for name, texts in bodies.items() if name in functions and any(content.search(t) for t in texts)}
+    changed = True
+    while changed:  # a helper calling a warp helper carries its width too
+        changed = False
+        for name, texts in bodies.items():
+            if name in warp or name not in functions:
+                continue
+            if any(re.search(rb"(?<![A-Za-z0-9_])" + re.escape(other.encode()) + rb"\s*\(", t) for t in texts
+                   for other in warp):
+                warp.add(name)
+                changed = True
+    return frozenset([*(("tree", "constant", n) for n in constants), *(("tree", "function", n) for n in warp)])

@@ -320,15 +320,6 @@ def ported(tmp_path_factory):
     return port
 
 
-_WAVE64_KNOWN_WRONG = {
-    "warp_shuffle_scan": "--fix leaves the whole tree as written (kWarpSize and lane_id() of its header tie every "
-                         "function into one unit, blocked by rank_in_warp's ballot stored through an unsigned int*, "
-                         "constexpr kWarps/kBins = ... kWarpSize, and the histogram's 32 bins owned by lanes 0-31, "
-                         "which no rewrite rule can make right at width 64): at wave 64 HIP's mask check traps "
-                         "(issue 11, hipport/warp.py, docs/emulator.md)",
-}
-
-
 # cooperative_reduce and warp_shuffle_scan time 110 launches of wavefront-operation-heavy kernels,
 # which take minutes here (every lane switches fibers at every operation; measured on an idle
 # 16-core host, one core each: cooperative_reduce 54 s at wave 32 and 56 s at wave 64,
@@ -337,10 +328,9 @@ _WAVE64_KNOWN_WRONG = {
 
 @pytest.mark.parametrize("wave", [64, 32], ids=["wave64", "wave32"])
 @pytest.mark.parametrize("name", SINGLE + PROJECTS)
-def test_corpus_program_passes_with_the_h200_output(name, wave, ported, host_compiler, cache_dir, request):
-    known_wrong = wave == 64 and name in _WAVE64_KNOWN_WRONG
-    if known_wrong:  # stops at its first kernel: fast
-        request.applymarker(pytest.mark.xfail(reason=_WAVE64_KNOWN_WRONG[name], strict=True))
+def test_corpus_program_passes_with_the_h200_output(name, wave, ported, host_compiler, cache_dir):
+    """warp_shuffle_scan included: its --fix port runs as 32-lane logical warps (HP1116,
+    hipport/warp32.py), right at wave 64 too."""
     result = _run(ported(name), wave, cache_dir)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()

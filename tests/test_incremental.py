@@ -196,13 +196,14 @@ def test_fix_reports_a_file_again_when_a_header_it_shares_a_warp_size_with_chang
     fix = ConvertOptions(jobs=1, fix=True)
     convert_tree(src, out, fix)
     assert (out / "warp.cuh").read_text() == "#pragma once\n#define WARP_SIZE warpSize\n"
-    # a use --fix cannot rewrite, in the header: WARP_SIZE stays 32 in every file using it
+    # a use --fix cannot widen, in the header: WARP_SIZE stays 32 in every file using it, which
+    # runs as 32-lane logical warps instead (HP1116)
     (src / "warp.cuh").write_text("#pragma once\n#define WARP_SIZE 32\ntemplate <int N> __device__ int width() "
                                   "{ return N; }\n__device__ inline int lanes() { return width<WARP_SIZE>(); }\n")
     analysed.clear()
     result = convert_tree(src, out, fix)
     assert analysed == ["k.cu", "warp.cuh"]  # k.cu did not change, its port did
-    assert [(f.path, f.line, f.rule_id) for f in result.report.findings if f.path == "k.cu"] == [("k.cu", 2, "HP1111")]
+    assert [(f.path, f.line, f.rule_id) for f in result.report.findings if f.path == "k.cu"] == [("k.cu", 2, "HP1116")]
     assert _outputs(out) == _clean(src, out, fix)
     analysed.clear()
     assert convert_tree(src, out, fix).reuse.ported == [] and analysed == []

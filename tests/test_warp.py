@@ -178,28 +178,73 @@ def test_warp_size_define_follows_its_neighbours(tmp_path):
     assert "        const int warps = (blockDim.x + WARP_SIZE - 1) / WARP_SIZE;\n" in text
 
 
-def test_a_function_fix_cannot_finish_is_left_whole_with_its_callers(tmp_path):
-    """ballot_out_param: the ballot leaves through a 32-bit pointer, so rank_in_warp and ranks,
-    which calls it, stay exactly as the plain port writes them, and both get HP1111 errors."""
+def test_a_function_fix_cannot_widen_runs_as_logical_warps_with_its_callers(tmp_path):
+    """ballot_out_param: the ballot leaves through a 32-bit pointer, so the widening leaves
+    rank_in_warp and ranks, which calls it; both run as 32-lane logical warps instead (HP1116):
+    the plain port with its ballot renamed to hipport_warp32_ballot_sync, defined before them."""
     fixed, findings = convert_fixture("ballot_out_param", tmp_path, fix=True)
     plain, plain_findings = convert_fixture("ballot_out_param", tmp_path, fix=False)
-    assert fixed == plain
+    assert without_logical_warps(fixed) == plain
+    assert "    unsigned ballot = hipport_warp32_ballot_sync(0xffffffffffffffffULL, predicate);\n" in fixed
     reason = ("the lane mask `ballot` is used in `*ballot_out = ballot;` (line 15), which --fix cannot widen to 64 bits")
-    assert [f for f in findings if " HP1111 " in f] == [
-        f"12:16 HP1111 --fix left rank_in_warp as written: {reason}",
-        f"19:17 HP1111 --fix left ranks as written: {reason}",
+    assert [f for f in findings if " HP1116 " in f] == [
+        logical("12:16", "rank_in_warp") + reason,
+        logical("19:17", "ranks") + reason,
     ]
-    assert [f for f in findings if " HP1111 " not in f] == plain_findings
-    assert not [f for f in findings if " HP1107 " in f]
+    assert [f for f in findings if " HP1116 " not in f] == [f for f in plain_findings if " HP1101 " in f]
+    assert not [f for f in findings if " HP1107 " in f or " HP1111 " in f]
 
+
+#: The widening declines and so do 32-lane logical warps (HP1116): a name whose width is decided elsewhere.
+SAME_FOR_LOGICAL = "; nor can it run as 32-lane logical warps, for the same reason"
 
 LEFT_AS_WRITTEN = [
+    pytest.param(
+        "__global__ void k(int* out) {\n"
+        "  out[threadIdx.x] = threadIdx.x % 32 + threadIdx.x / WARP_SIZE;\n"
+        "}\n",
+        "1:17 HP1111 --fix left k as written: WARP_SIZE (line 2) is a warp-size constant that --fix cannot rewrite "
+        "here (not `= 32` in this file)" + SAME_FOR_LOGICAL,
+        id="warp-size-from-another-file"),
+    pytest.param(
+        "__global__ void k(int* out) { out[threadIdx.x / 32] = lane_id(); }\n",
+        "1:17 HP1111 --fix left k as written: it calls lane_id (line 1), defined in another file: --fix cannot tell "
+        "which wavefront width that function assumes" + SAME_FOR_LOGICAL,
+        id="calls-a-wavefront-helper-of-another-file"),
+    pytest.param(
+        "constexpr int kWarps = 256 / WARP_SIZE;\n"
+        "__global__ void k(int* out) { if (threadIdx.x % 32 < kWarps) out[threadIdx.x] = 1; }\n",
+        "2:17 HP1111 --fix left k as written: WARP_SIZE (line 1) is a warp-size constant that --fix cannot rewrite "
+        "here (not `= 32` in this file)" + SAME_FOR_LOGICAL,
+        id="uses-a-file-scope-warp-count"),
+]
+
+
+def logical(at: str, name: str) -> str:
+    """The start of the HP1116 line for function ``name`` at ``line:column`` ``at``, up to its reason."""
+    return (f"{at} HP1116 --fix ported {name} as 32-lane logical warps: its shuffles, votes and warpSize act on "
+            "32-lane halves of the wavefront (hipport_warp32_* helpers), so its 32-wide logic holds at wavefront "
+            "widths 32 and 64; it was not widened because ")
+
+
+_HELPER_BLOCK = re.compile(r"/\* hipport --fix \(HP1116\).*?\*/\n(?:#ifndef HIPPORT_WARP32_\w+\n.*?\n#endif\n#endif\n)+", re.S)
+
+
+def without_logical_warps(text: str) -> str:
+    """``text`` less the hipport_warp32_* helpers block, with each helper named as the CUDA
+    intrinsic it stands for (what the plain port has)."""
+    return _HELPER_BLOCK.sub("", text).replace("hipport_warp32_", "__")
+
+
+#: Units the widening declines (the reason is the one HP1111 gave before HP1116) and that --fix
+#: runs as 32-lane logical warps instead: one HP1116 per device function of the unit.
+RUN_AS_LOGICAL_WARPS = [
     pytest.param(
         "__global__ void k(int* out) {\n"
         "  int lane = threadIdx.x % 32;\n"
         "  if (lane == 31) out[threadIdx.x / 32] = lane;\n"
         "}\n",
-        "1:17 HP1111 --fix left k as written: lane == 31 (line 3) has no rewrite known to be right at both widths",
+        logical("1:17", "k") + "lane == 31 (line 3) has no rewrite known to be right at both widths",
         id="lane-31"),
     pytest.param(
         "#define WARP_SIZE 32\n"
@@ -207,32 +252,25 @@ LEFT_AS_WRITTEN = [
         "__global__ void k(int* out) {\n"
         "  out[threadIdx.x] = threadIdx.x % WARP_SIZE + width<WARP_SIZE>();\n"
         "}\n",
-        "3:17 HP1111 --fix left k as written: WARP_SIZE is used as a template argument (line 4)",
+        logical("3:17", "k") + "WARP_SIZE is used as a template argument (line 4)",
         id="define-as-template-argument"),
     pytest.param(
         "#define WARP_SIZE 32\n"
         "__global__ void k(int* out) { out[threadIdx.x] = threadIdx.x % WARP_SIZE; }\n"
         "void host(int n) { int warps = n / WARP_SIZE; (void)warps; }\n",
-        "2:17 HP1111 --fix left k as written: WARP_SIZE is used in host code, which has no warpSize (line 3)",
+        logical("2:17", "k") + "WARP_SIZE is used in host code, which has no warpSize (line 3)",
         id="define-used-on-the-host"),
-    pytest.param(
-        "__global__ void k(int* out) {\n"
-        "  out[threadIdx.x] = threadIdx.x % 32 + threadIdx.x / WARP_SIZE;\n"
-        "}\n",
-        "1:17 HP1111 --fix left k as written: WARP_SIZE (line 2) is a warp-size constant that --fix cannot rewrite "
-        "here (not `= 32` in this file)",
-        id="warp-size-from-another-file"),
     pytest.param(
         "__device__ bool is_last(int lane) { return lane == 31; }\n"
         "__global__ void k(int* out) { out[threadIdx.x] = is_last(threadIdx.x % 32) + threadIdx.x / 32; }\n",
-        "2:17 HP1111 --fix left k as written: lane == 31 (line 1) has no rewrite known to be right at both widths",
+        logical("2:17", "k") + "lane == 31 (line 1) has no rewrite known to be right at both widths",
         id="calls-a-function-left-as-written"),
     pytest.param(
         "__device__ float r(float v) {\n"
         "  for (int o = 16; o != 0; o -= 8) v += __shfl_down_sync(0xffffffff, v, o);\n"
         "  return v + __shfl_xor_sync(0xffffffff, v, 16);\n"
         "}\n",
-        "1:18 HP1111 --fix left r as written: the shuffle loop `for (int o = 16; o != 0; o -= 8)` (line 2) is not a plain "
+        logical("1:18", "r") + "the shuffle loop `for (int o = 16; o != 0; o -= 8)` (line 2) is not a plain "
         "halving loop",
         id="odd-shuffle-loop"),
     pytest.param(
@@ -241,39 +279,28 @@ LEFT_AS_WRITTEN = [
         "  for (int i = 0; i < 32; ++i) s[i] = 0;\n"
         "  out[threadIdx.x] = s[threadIdx.x / 32];\n"
         "}\n",
-        "1:17 HP1111 --fix left k as written: the __shared__ array s is indexed by `i` (line 3), neither a lane nor a "
+        logical("1:17", "k") + "the __shared__ array s is indexed by `i` (line 3), neither a lane nor a "
         "warp number",
         id="shared-array-unknown-index"),
-    pytest.param(
-        "__global__ void k(int* out) { out[threadIdx.x / 32] = lane_id(); }\n",
-        "1:17 HP1111 --fix left k as written: it calls lane_id (line 1), defined in another file: --fix cannot tell "
-        "which wavefront width that function assumes",
-        id="calls-a-wavefront-helper-of-another-file"),
-    pytest.param(
-        "constexpr int kWarps = 256 / WARP_SIZE;\n"
-        "__global__ void k(int* out) { if (threadIdx.x % 32 < kWarps) out[threadIdx.x] = 1; }\n",
-        "2:17 HP1111 --fix left k as written: WARP_SIZE (line 1) is a warp-size constant that --fix cannot rewrite "
-        "here (not `= 32` in this file)",
-        id="uses-a-file-scope-warp-count"),
     pytest.param(
         "__global__ void k(int* out) {\n"
         "  { unsigned int mask = 0xffffffff; out[0] = __shfl_sync(mask, 1, 0); }\n"
         "  { int mask = 3; out[1] = __shfl_sync(mask, 1, 0); }\n"
         "}\n",
-        "1:17 HP1111 --fix left k as written: the mask mask is declared more than once in k, and --fix does not "
+        logical("1:17", "k") + "the mask mask is declared more than once in k, and --fix does not "
         "follow C++ scopes",
         id="one-name-two-masks"),
     pytest.param(
         "__device__ int vote(unsigned mask, bool p);\n"
         "__device__ int vote(unsigned mask, bool p) { return __any_sync(mask, p); }\n",
-        "2:16 HP1111 --fix left vote as written: the mask parameter mask of vote is declared elsewhere too "
+        logical("2:16", "vote") + "the mask parameter mask of vote is declared elsewhere too "
         "(a prototype must change with it)",
         id="mask-parameter-with-a-prototype"),
     pytest.param(
         "template <class T> __device__ T sum(unsigned int mask, T v) { return v + __shfl_down_sync(mask, v, 1); }\n"
         "template <> __device__ int sum<int>(unsigned int mask, int v) { return v + __shfl_down_sync(mask, v, 1); }\n"
         "__global__ void k(int* out, unsigned* masks) { out[0] = sum<int>(masks[0], 1); }\n",
-        "1:33 HP1111 --fix left sum as written: the mask parameter mask of sum is declared elsewhere too "
+        logical("1:33", "sum") + "the mask parameter mask of sum is declared elsewhere too "
         "(a prototype must change with it)",
         id="specialization-with-its-primary-template"),
 ]
@@ -286,6 +313,20 @@ def test_fix_leaves_the_whole_function(tmp_path, body, skipped):
     assert fixed == plain  # nothing of the function changed (the always-widened full masks aside, as in the port)
     assert skipped in findings
     assert not [f for f in findings if " HP1107 " in f]
+
+
+@pytest.mark.parametrize("body, logical_line", RUN_AS_LOGICAL_WARPS)
+def test_fix_runs_what_it_cannot_widen_as_32_lane_logical_warps(tmp_path, body, logical_line):
+    """The widening declines the unit; it runs as 32-lane logical warps instead (HP1116): its
+    warp intrinsics renamed to the hipport_warp32_* helpers defined before it, nothing else
+    changed, no HP1111 and none of the 32-wide assumption findings (they hold now)."""
+    plain, plain_findings = port(tmp_path, body)
+    fixed, findings = port(tmp_path, body, fix=True)
+    assert without_logical_warps(fixed) == plain
+    assert ("hipport_warp32_" in fixed) == ("_sync(" in body)
+    assert logical_line in findings
+    assert not [f for f in findings if f.split()[1] in ASSUMPTIONS + ("HP1107", "HP1111")]
+    assert [f for f in findings if " HP1116 " not in f] == [f for f in plain_findings if " HP1101 " in f]
 
 
 def test_fix_takes_specifiers_written_as_a_macro_for_device_code(tmp_path):
@@ -352,46 +393,47 @@ def _function_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def test_corpus_warp_shuffle_scan_is_left_where_its_header_decides(tmp_path):
+def test_corpus_warp_shuffle_scan_runs_as_logical_warps_where_its_header_decides(tmp_path):
     """corpus/projects/warp_shuffle_scan keeps its warp size in a header (kWarpSize), which the
     .cu files use directly and through lane_id() and friends: the tree pass of --fix joins every
-    function of the tree into one unit, which some uses block (a ballot stored through a
-    32-bit pointer in rank_in_warp, kWarpSize in constexpr initialisers such as kBins =
-    kWarpSize, the histogram's bins = lanes): --fix rewrites none of its functions (the full
-    mask constant, right at both widths, is still widened) and says why for each."""
+    function of the tree into one unit, which some uses block from widening (a ballot stored
+    through a 32-bit pointer in rank_in_warp, kWarpSize in constexpr initialisers such as kBins =
+    kWarpSize, the histogram's bins = lanes). Every device function of it, in every file, runs
+    as 32-lane logical warps instead (HP1116, the reason naming its file's blocker; the full
+    mask constant, right at both widths, is still widened); tests/test_emulator.py runs it."""
     from helpers import CORPUS_PROJECTS
     report = convert_tree(CORPUS_PROJECTS / "warp_shuffle_scan", tmp_path / "out", ConvertOptions(fix=True)).report
     assert [(f.path, f.line, f.message) for f in report.findings if f.rule_id == "HP1107"] == [
         ("include/scan/warp_primitives.cuh", 12, "the mask kFullMask: unsigned int rewritten to unsigned long long (--fix)"),
         ("include/scan/warp_primitives.cuh", 12, "the mask kFullMask: 0xffffffffu rewritten to 0xffffffffffffffffULL (--fix)"),
     ]
-    skipped = [(f.path, f.line, f.message.split(" as written")[0]) for f in report.findings if f.rule_id == "HP1111"]
-    assert skipped == [
-        ("include/scan/warp_primitives.cuh", 11, "--fix left the definition of kWarpSize"),
-        ("include/scan/warp_primitives.cuh", 14, "--fix left lane_id"),
-        ("include/scan/warp_primitives.cuh", 19, "--fix left warp_id"),
-        ("include/scan/warp_primitives.cuh", 25, "--fix left warp_inclusive_scan"),
-        ("include/scan/warp_primitives.cuh", 39, "--fix left warp_sum"),
-        ("include/scan/warp_primitives.cuh", 49, "--fix left warp_max"),
-        ("include/scan/warp_primitives.cuh", 59, "--fix left rank_in_warp"),
-        ("src/compact.cu", 13, "--fix left the file-scope code at line 13"),
-        ("src/compact.cu", 16, "--fix left count_positive"),
-        ("src/compact.cu", 39, "--fix left scatter_positive"),
-        ("src/histogram.cu", 17, "--fix left the file-scope code at line 17"),
-        ("src/histogram.cu", 20, "--fix left histogram32_kernel"),
-        ("src/scan.cu", 23, "--fix left the file-scope code at line 23"),
-        ("src/scan.cu", 28, "--fix left scan_tiles"),
+    assert not [f for f in report.findings if f.rule_id == "HP1111" or f.severity == "error"]
+    logical = [(f.path, f.line, f.message.split(" as 32-lane")[0]) for f in report.findings if f.rule_id == "HP1116"]
+    assert logical == [
+        ("include/scan/warp_primitives.cuh", 14, "--fix ported lane_id"),
+        ("include/scan/warp_primitives.cuh", 19, "--fix ported warp_id"),
+        ("include/scan/warp_primitives.cuh", 25, "--fix ported warp_inclusive_scan"),
+        ("include/scan/warp_primitives.cuh", 39, "--fix ported warp_sum"),
+        ("include/scan/warp_primitives.cuh", 49, "--fix ported warp_max"),
+        ("include/scan/warp_primitives.cuh", 59, "--fix ported rank_in_warp"),
+        ("src/compact.cu", 16, "--fix ported count_positive"),
+        ("src/compact.cu", 39, "--fix ported scatter_positive"),
+        ("src/histogram.cu", 20, "--fix ported histogram32_kernel"),
+        ("src/scan.cu", 28, "--fix ported scan_tiles"),
+        ("src/scan.cu", 76, "--fix ported add_tile_offsets"),
     ]
-    reasons = {(f.path, f.line): f.message.split(" as written: ")[1] for f in report.findings if f.rule_id == "HP1111"}
+    reasons = {(f.path, f.line): f.message.split("not widened because ")[1] for f in report.findings
+               if f.rule_id == "HP1116"}
     assert reasons[("src/histogram.cu", 20)] == (
         "kWarpSize is used as a constexpr initialiser (line 17: `kBins = kWarpSize`), and --fix has no rewrite for a "
         "compile-time constant derived from the warp size (warpSize is a run-time value in ROCm 7)")
-    assert reasons[("src/scan.cu", 28)].startswith(
-        "kWarpSize is used as a constexpr initialiser (line 23: `kWarps = kScanBlock / kWarpSize`), and --fix has no ")
-    assert reasons[("include/scan/warp_primitives.cuh", 14)] == (
+    assert reasons[("include/scan/warp_primitives.cuh", 59)] == (
         "the lane mask `ballot` is used in `*ballot_out = ballot;` (line 63), which --fix cannot widen to 64 bits")
     ported = (tmp_path / "out" / "src" / "compact.hip").read_text()
-    assert "        const unsigned int ballot = __ballot_sync(kFullMask, keep);\n" in ported
+    assert "        const unsigned int ballot = hipport_warp32_ballot_sync(kFullMask, keep);\n" in ported
+    header = (tmp_path / "out" / "include" / "scan" / "warp_primitives.cuh").read_text()
+    assert "constexpr int kWarpSize = 32;\n" in header
+    assert "        const int up = hipport_warp32_shfl_up_sync(kFullMask, value, offset);\n" in header
 
 
 def test_header_warp_size_constant_is_left_for_the_files_that_include_it(tmp_path):
@@ -403,8 +445,9 @@ def test_header_warp_size_constant_is_left_for_the_files_that_include_it(tmp_pat
     assert findings == [
         "2:15 HP1105 kWarpSize (constant) fixes the warp size at 32",
         "2:15 HP1111 --fix left the definition of kWarpSize as written: kWarpSize is defined in a header: the files "
-        "that include it use it too",
-        "3:23 HP1111 --fix left lane_id as written: kWarpSize is defined in a header: the files that include it use it too",
+        "that include it use it too" + SAME_FOR_LOGICAL,
+        "3:23 HP1111 --fix left lane_id as written: kWarpSize is defined in a header: the files that include it use it "
+        "too" + SAME_FOR_LOGICAL,
     ]
 
 
@@ -477,9 +520,12 @@ def test_warpsize_as_a_constant_expression_is_reported(tmp_path):
 def test_fix_bounds_array_sizes_and_leaves_other_constant_uses(tmp_path):
     text, findings = port(tmp_path, CONSTANT_EXPRESSIONS, fix=True)
     lines = text.splitlines()
-    assert lines[2] == "  __shared__ float lanes[warpSize];"  # k has a template argument: left whole
-    assert "11:17 HP1111 --fix left k as written: warpSize is used as a template argument (line 5)" not in findings
-    assert "2:17 HP1111 --fix left k as written: warpSize is used as a template argument (line 5)" in findings
+    # k has a template argument: not widened; it runs as 32-lane logical warps, where warpSize is 32
+    k = lines.index("__global__ void k(float* out) {")
+    assert lines[k + 1:k + 4] == ["  __shared__ float lanes[32];", "  __shared__ float warps[1024 / 32];",
+                                  "  Tile<32> tile;"]
+    assert logical("2:17", "k") + "warpSize is used as a template argument (line 5)" in findings
+    assert not [f for f in findings if " HP1111 " in f or f.startswith(("3:", "4:", "5:", "6:", "7:", "8:"))]
     assert "#define HIPPORT_WAVEFRONT_MAX 64 " in text
     sized = next(line for line in lines if line.startswith("__global__ void sized"))
     assert sized == ("__global__ void sized(float* out) { __shared__ float s[2 * HIPPORT_WAVEFRONT_MAX + 1]; "
@@ -799,11 +845,12 @@ def test_32bit_masks_are_reported_at_each_call(tmp_path):
     assert (tmp_path / "out" / "k.hip").read_text().splitlines()[6:] == LANES_KERNEL.splitlines()[5:]
 
 
-def test_fix_leaves_a_function_whose_32bit_mask_it_cannot_widen(tmp_path):
+def test_fix_runs_a_function_whose_32bit_mask_it_cannot_widen_as_logical_warps(tmp_path):
     """--fix widens a full mask named like a mask where it is defined, so a call using it needs
     nothing more and has no HP1102; a 32-bit mask it does not widen (HALF_LANES) leaves its
-    function as written (all or nothing, issue 11), with HP1111 naming it and the HP1102 at
-    the call, so the port's compile error has its finding."""
+    function unwidened (all or nothing, issue 11), and the function runs as 32-lane logical
+    warps instead (HP1116): its shuffle calls hipport_warp32_shfl_down_sync, which takes any
+    mask type, so HIP's 64-bit mask static_assert is not met and the HP1102 is gone."""
     source = ("#define FULL_MASK 0xffffffff\n"
               "#define HALF_LANES 0x0000ffffu\n"
               "__device__ float all_lanes(float v) {\n"
@@ -824,6 +871,8 @@ def test_fix_leaves_a_function_whose_32bit_mask_it_cannot_widen(tmp_path):
         f"8:58 HP1102 __shfl_down_sync: the mask `HALF_LANES` (k.cu:2) is a 32-bit unsigned int{_AMD}",
     ]
     text, findings = port(tmp_path, source, fix=True, name="k.cu")
+    assert "#define HIPPORT_WARP32_SHFL_DOWN_SYNC\n" in text
+    text = _HELPER_BLOCK.sub("", text)
     assert text.splitlines()[1:] == [
         "#define FULL_MASK 0xffffffffffffffffULL",
         "#define HALF_LANES 0x0000ffffu",
@@ -832,17 +881,15 @@ def test_fix_leaves_a_function_whose_32bit_mask_it_cannot_widen(tmp_path):
         "  return v;",
         "}",
         "__device__ float half_lanes(float v) {",
-        "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(HALF_LANES, v, o);",
+        "  for (int o = 16; o > 0; o >>= 1) v += hipport_warp32_shfl_down_sync(HALF_LANES, v, o);",
         "  return v;",
         "}",
     ]
     assert findings == [
         "1:9 HP1107 the mask FULL_MASK: 0xffffffff rewritten to 0xffffffffffffffffULL (--fix)",
         "4:16 HP1107 the shuffle loop: 16 rewritten to warpSize / 2 (--fix)",
-        "7:18 HP1111 --fix left half_lanes as written: the mask `HALF_LANES` of __shfl_down_sync (line 8) is 32-bit, "
-        "and --fix does not widen it",
-        f"8:16 HP1104 {loop}",
-        f"8:58 HP1102 __shfl_down_sync: the mask `HALF_LANES` (k.cu:2) is a 32-bit unsigned int{_AMD}",
+        logical("7:18", "half_lanes") + "the mask `HALF_LANES` of __shfl_down_sync (line 8) is 32-bit, and --fix does "
+        "not widen it",
     ]
 
 
@@ -861,8 +908,9 @@ def test_32bit_mask_of_a_header_defined_by_the_file_including_it(tmp_path):
 
 def test_compat_fix_sees_a_32bit_mask_of_a_header(tmp_path):
     """convert --compat --fix decides each file with the tree's mask definitions too: the
-    header's HALF_LANES leaves half_lanes as written (the CUDA source keeps its loop) while
-    all_lanes, with a 64-bit mask, is rewritten; the call has its HP1102."""
+    header's HALF_LANES leaves half_lanes unwidened (the CUDA source keeps its loop) while
+    all_lanes, with a 64-bit mask, is widened; half_lanes runs as 32-lane logical warps, which
+    stays CUDA (under nvcc the helper is a macro for __shfl_down_sync)."""
     from hipport.compat import compat_tree
 
     src = tmp_path / "src"
@@ -879,14 +927,13 @@ def test_compat_fix_sees_a_32bit_mask_of_a_header(tmp_path):
               "}\n")
     (src / "k.cu").write_text(kernel)
     report = compat_tree(src, tmp_path / "out", ConvertOptions(fix=True)).report
-    assert (tmp_path / "out" / "k.cu").read_text() == kernel.replace("int o = 16", "int o = warpSize / 2", 1)
+    fixed = (tmp_path / "out" / "k.cu").read_text()
+    assert "#else\n#define hipport_warp32_shfl_down_sync __shfl_down_sync\n#endif\n" in fixed
+    assert without_logical_warps(fixed) == kernel.replace("int o = 16", "int o = warpSize / 2", 1)
     assert [line for line in _tree_findings(report) if line.startswith("k.cu")] == [
         "k.cu:3:16 HP1107 the shuffle loop: 16 rewritten to warpSize / 2 (--fix)",
-        "k.cu:6:18 HP1111 --fix left half_lanes as written: the mask `HALF_LANES` of __shfl_down_sync (line 7) is "
-        "32-bit, and --fix does not widen it",
-        "k.cu:7:16 HP1104 shuffle reduction starts at offset 16 (for (int o = 16; o > 0; o >>= 1)): on a 64-wide "
-        "wavefront lanes 32-63 are never combined",
-        f"k.cu:7:58 HP1102 __shfl_down_sync: the mask `HALF_LANES` (lanes.cuh:1) is a 32-bit unsigned int{_AMD}",
+        "k.cu:" + logical("6:18", "half_lanes") + "the mask `HALF_LANES` of __shfl_down_sync (line 7) is 32-bit, and "
+        "--fix does not widen it",
     ]
 
 
@@ -920,25 +967,28 @@ def test_header_warp_size_constant_is_fixed_with_its_uses_in_other_files(tmp_pat
     assert _tree_findings(report) == (expected / "findings-fix.txt").read_text().splitlines()
 
 
-def test_header_warp_size_constant_with_one_unfixable_use_is_left_everywhere(tmp_path):
+def test_header_warp_size_constant_with_one_unwidenable_use_runs_as_logical_warps_everywhere(tmp_path):
     """tests/fixtures/warp_tree/header_constant_host: the same tree, but main() also prints
     kBlock / kWarpSize in host code, which has no warpSize. The constant ties the header's
-    helpers, block_sum and main into one unit: --fix changes nothing in any of them (the output
-    is the port without --fix), and each reports HP1111 naming the use that blocked it."""
+    helpers, block_sum and main into one unit, which the widening must leave in every file; the
+    tree pass decides the whole unit runs as 32-lane logical warps instead (HP1116 at every
+    device function of both files, the reason naming main's use), so kWarpSize stays 32 and only
+    the header's shuffle changes (tests/test_warp_emulated.py runs it)."""
     src = TREE_FIXTURES / "header_constant_host"
     fixed = convert_tree(src, tmp_path / "fix", ConvertOptions(fix=True)).report
     convert_tree(src, tmp_path / "port", ConvertOptions(fix=False))
     for rel in ("include/warp_util.cuh", "src/main.hip"):
-        assert (tmp_path / "fix" / rel).read_text() == (tmp_path / "port" / rel).read_text(), rel
+        assert without_logical_warps((tmp_path / "fix" / rel).read_text()) == (tmp_path / "port" / rel).read_text(), rel
     header = (tmp_path / "fix" / "include" / "warp_util.cuh").read_text()
     assert "    return threadIdx.x % kWarpSize;\n" in header
     assert "    for (int o = kWarpSize / 2; o > 0; o >>= 1) {\n" in header
+    assert "        v += hipport_warp32_shfl_down_sync(0xffffffffffffffffULL, v, o);\n" in header
     kernel = (tmp_path / "fix" / "src" / "main.hip").read_text()
+    assert "hipport_warp32_" not in kernel  # its own code has no warp intrinsic
     assert "    __shared__ float partial[32];\n" in kernel
     assert "lane_id() < blockDim.x / kWarpSize ? partial[lane_id()] : 0.0f" in kernel
     assert _tree_findings(fixed) == (TREE_FIXTURES / "header_constant_host.findings-fix.txt").read_text().splitlines()
-    assert all(f.severity == "error" for f in fixed.findings if f.rule_id == "HP1111")
-    assert not [f for f in fixed.findings if f.rule_id == "HP1107"]
+    assert not [f for f in fixed.findings if f.rule_id in ("HP1107", "HP1111")]
 
 
 def test_header_warp_size_define_is_fixed_with_its_uses_in_other_files(tmp_path):

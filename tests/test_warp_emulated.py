@@ -13,9 +13,9 @@ For each program in tests/fixtures/warp/:
 block_sum is the one program whose unfixed port is right at width 64: its shuffle-down tree,
 lane and warp numbers all stay inside 32-lane halves of a 64-wide wavefront, and the shared
 array gets one slot per half. What the issue describes there is the half-fixed code, and that
-is what old_fix.hip shows. ballot_out_param is a program --fix must leave as written (its ballot
-leaves through a 32-bit pointer): the --fix output is the unfixed port, wrong at width 64, and
-the conversion reports HP1111 errors for it (tests/test_warp.py) instead of a silent half-fix.
+is what old_fix.hip shows. ballot_out_param is a program --fix cannot widen (its ballot leaves
+through a 32-bit pointer): its unfixed port is wrong at width 64, and --fix runs it as 32-lane
+logical warps (HP1116, hipport/warp32.py), which gives the reference at both widths.
 syncwarp_exchange has no width assumption, only __syncwarp, which HIP 6.x lacks: its unfixed
 port does not build (nor does it with HIP 6.4), its --fix output (HIP 7.0's definition of
 __syncwarp, HP1115) gives the reference at both widths, and the same output with those calls
@@ -62,7 +62,7 @@ def test_unfixed_port_at_width_32_is_the_reference(case, ports):
     assert result.stdout.endswith("Test PASSED\n")
 
 
-@pytest.mark.parametrize("case", ["ballot_rank", "block_sum", "warp_size_define", "syncwarp_exchange"])
+@pytest.mark.parametrize("case", ["ballot_rank", "block_sum", "warp_size_define", "ballot_out_param", "syncwarp_exchange"])
 @pytest.mark.parametrize("wave", [64, 32])
 def test_fix_output_gives_the_reference_at_both_widths(case, wave, ports):
     assert ports[case][1].read_text() == (FIXTURES / case / "fixed.hip").read_text()
@@ -135,15 +135,12 @@ def test_half_fixed_warp_size_define_at_width_64_traps():
     assert "hipport emulator: __shfl_down_sync at " in result.stderr
 
 
-def test_left_as_written_stays_wrong_at_width_64_and_is_reported(ports):
-    """--fix leaves ballot_out_param whole: its output is the unfixed port, wrong at width 64
-    (the HP1111 errors are asserted in tests/test_warp.py), right at width 32."""
-    unfixed, fixed = ports["ballot_out_param"]
-    assert fixed.read_text() == unfixed.read_text() == (FIXTURES / "ballot_out_param" / "fixed.hip").read_text()
-    result = run(fixed, 64)
-    assert result.returncode == 1
-    assert result.stdout.endswith("Test FAILED\n")
-    assert run(fixed, 32).stdout == reference("ballot_out_param")
+def test_unfixed_ballot_out_param_at_width_64_is_wrong(ports):
+    """The ballot kept in 32 bits loses lanes 32-63 of each wavefront, whose ranks and group
+    totals are then wrong."""
+    result = run(ports["ballot_out_param"][0], 64)
+    assert (result.returncode, result.stdout) == (1, "".join(
+        f"group of 32 {w}: 19 positive\n" for w in range(8)) + "Test FAILED\n")
 
 
 def test_syncwarp_exchange_unfixed_port_is_refused_naming_syncwarp(ports):
@@ -209,3 +206,31 @@ def test_header_constant_fixed_across_files_gives_the_reference(wave, tree_ports
     """--fix rewrote the header's helpers and the kernel of the other file together."""
     result = run(tree_ports[1], wave)
     assert (result.returncode, result.stdout) == (0, HEADER_CONSTANT_OUTPUT)
+
+
+@pytest.fixture(scope="module")
+def host_tree_ports(tmp_path_factory):
+    """tests/fixtures/warp_tree/header_constant_host (main prints kBlock / kWarpSize on the host)
+    converted without and with --fix (folders)."""
+    root = tmp_path_factory.mktemp("warp-tree-host-ports")
+    for fix in (False, True):
+        convert_tree(TREE_FIXTURES / "header_constant_host", root / ("fix" if fix else "port"), ConvertOptions(fix=fix))
+    return root / "port", root / "fix"
+
+
+def test_header_constant_host_unfixed_is_right_at_32_and_traps_at_64(host_tree_ports):
+    narrow = run(host_tree_ports[0], 32)
+    assert (narrow.returncode, narrow.stdout) == (0, "8 warps per block\n" + HEADER_CONSTANT_OUTPUT)
+    result = run(host_tree_ports[0], 64)
+    assert (result.returncode, result.stdout) == (134, "8 warps per block\n")
+    assert ("include/warp_util.cuh:24: mask 0xffffffffffffffff but the lanes calling it with that mask are "
+            "0xffffffff") in result.stderr
+
+
+@pytest.mark.parametrize("wave", [64, 32])
+def test_header_constant_host_as_logical_warps_across_files_gives_the_reference(wave, host_tree_ports):
+    """The widening must leave this tree (kWarpSize is used in host code); --fix runs the header's
+    helpers and the kernel of the other file as 32-lane logical warps together (HP1116), and the
+    host's 8 warps per block stay true at both widths."""
+    result = run(host_tree_ports[1], wave)
+    assert (result.returncode, result.stdout) == (0, "8 warps per block\n" + HEADER_CONSTANT_OUTPUT)

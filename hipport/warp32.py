@@ -1,0 +1,313 @@
+"""32-lane logical warps: ``--fix``'s second strategy for units the widening declines (HP1116).
+
+:mod:`hipport.warp` rewrites a unit of tied functions for 64-wide wavefronts by *widening* it
+(64-bit masks, ``warpSize`` arithmetic, ``__popcll``), and declines where the code's logic is
+32-wide by design: 32 histogram bins owned by lanes 0-31, ``kWarps = kBlock / 32`` in a constant
+expression, a ballot stored through an ``unsigned int*``. Such a unit is then ported as **32-lane
+logical warps**: a 64-lane wavefront (gfx9) runs as two 32-lane halves, each a CUDA warp, so every
+32-wide assumption of the CUDA code stays true and nothing else in it changes. On a wave32 target
+(gfx1030, gfx1100) a wavefront is one such warp. The unit's device code is rewritten:
+
+* ``__shfl_sync``, ``__shfl_up_sync``, ``__shfl_down_sync``, ``__shfl_xor_sync`` ->
+  ``hipport_warp32_shfl_sync`` & co, which call HIP's width-limited shuffles with width
+  ``min(width, 32)``. HIP 6.4 (``hip/amd_detail/amd_warp_functions.h``) computes the source lane
+  inside segments of ``width`` lanes: ``__shfl``: ``(src_lane & (width-1)) + (self & ~(width-1))``;
+  ``__shfl_up``: ``self - delta``, own value below the segment's first lane; ``__shfl_down``:
+  ``self + delta``, own value when ``(self & (width-1)) + delta >= width``; ``__shfl_xor``:
+  ``self ^ lane_mask``, own value at or past the segment's end. With width 32 every shuffle stays
+  inside its half. CUDA reads only the low 5 bits of the lane, delta or lane mask (PTX ``shfl.sync``:
+  ``bval[4:0] = b[4:0]``), so the helpers pass ``delta & 31`` / ``lane_mask & 31`` (``__shfl``'s
+  ``src_lane & (width-1)`` already does);
+* ``__ballot_sync(mask, p)`` -> the 32 bits of this lane's half, ``(unsigned)(__ballot(p) >>
+  (__lane_id() & 32)) & mask`` (``__lane_id() < 32`` on wave32, so the shift is 0);
+  ``__any_sync``/``__all_sync`` from that sub-ballot (over the active lanes of the mask, as CUDA
+  defines them), ``__activemask()`` and ``__match_any_sync``/``__match_all_sync`` likewise cut to
+  the half (HIP's ``__match_any`` from ``amd_warp_sync_functions.h``, which hipport's HIP builds
+  enable with ``HIP_ENABLE_WARP_SYNC_BUILTINS``);
+* ``warpSize`` -> ``32``;
+* ``__syncwarp`` is left to :mod:`hipport.syncwarp` (HP1115): a wavefront barrier orders every
+  lane of the wavefront, a superset of either half.
+
+The mask argument is not checked (HIP's ``__hip_check_mask`` is for 64-lane masks): a CUDA mask
+names lanes of the half, the helpers use it only to filter vote results, as CUDA does. Each helper
+is emitted once in the file (``#ifndef``-guarded, so a header and its includer may both have it),
+before the first top-level declaration that holds a rewritten function, and only the helpers the
+file uses. They are defined for AMD where ``__HIP_PLATFORM_AMD__`` is (``hip/hip_common.h`` defines
+it for clang's HIP mode; the emulator too) or clang compiles HIP (``__clang__ && __HIP__``, defined
+before any header); elsewhere, as HIP on NVIDIA (``__HIP_PLATFORM_NVIDIA__``,
+nvcc) or plain CUDA (a ``convert --compat`` tree built with nvcc), each helper is a macro for
+CUDA's own intrinsic, unchanged.
+
+Declined (the unit keeps its findings and HP1111 says why), where the logical-warp view is not
+shown right: host code of the file or of its program (``hipport.warp._host_reads_by_file``) that
+reads the device's warp size
+(``prop.warpSize``, ``cudaDevAttrWarpSize``: it would read 64 and size launches or buffers by
+it), cooperative groups or CUB/hipCUB in the unit (their tiles and warp primitives are of the
+hardware width), inline PTX reading lane registers (``%laneid``, ``%lanemask_*``, ``%warpid``,
+``WARP_SZ``), the pre-CUDA-9 warp intrinsics with no mask (``__shfl``, ``__ballot``, ``__any``,
+``__all``: HIP has the same names at the wavefront width), ``__reduce_*_sync`` (HIP 6.4 has
+none), a macro of the file whose body holds a warp intrinsic or ``warpSize`` and that the unit
+uses, and a call of a warp helper defined outside the converted tree.
+
+Not modelled (docs/emulator.md): the two halves of a wavefront share one program counter, so a
+spin loop in one CUDA warp waiting for another warp of the same wavefront does not progress.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import tree_sitter
+
+from .edits import Edit
+
+if TYPE_CHECKING:
+    from .warp import _Scan
+
+#: How every helper's name starts (the helpers themselves are never scanned or rewritten).
+HELPER_PREFIX = "hipport_warp32_"
+
+#: CUDA warp intrinsic -> the helper a logical-warp unit calls instead.
+RENAMES = {
+    "__shfl_sync": "hipport_warp32_shfl_sync",
+    "__shfl_up_sync": "hipport_warp32_shfl_up_sync",
+    "__shfl_down_sync": "hipport_warp32_shfl_down_sync",
+    "__shfl_xor_sync": "hipport_warp32_shfl_xor_sync",
+    "__ballot_sync": "hipport_warp32_ballot_sync",
+    "__any_sync": "hipport_warp32_any_sync",
+    "__all_sync": "hipport_warp32_all_sync",
+    "__activemask": "hipport_warp32_activemask",
+    "__match_any_sync": "hipport_warp32_match_any_sync",
+    "__match_all_sync": "hipport_warp32_match_all_sync",
+}
+
+#: Warp intrinsics a logical-warp unit must not call (why), see the module docstring.
+_DECLINED_CALLS = {
+    **{name: "the pre-CUDA-9 warp intrinsic {name}, which HIP has at the wavefront width"
+       for name in ("__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__ballot", "__any", "__all")},
+    **{f"__reduce_{op}_sync": "{name}, which HIP 6.4 does not have" for op in ("add", "min", "max", "and", "or", "xor")},
+    "__lane_id": "HIP's __lane_id, the lane in the whole wavefront",
+}
+_COOPERATIVE = re.compile(rb"(?<![A-Za-z0-9_])(cooperative_groups|cg::|thread_block_tile|tiled_partition|"
+                          rb"coalesced_threads|coalesced_group|this_thread_block|this_grid|hipcub::|cub::)")
+_PTX_LANE = re.compile(rb"%laneid|%lanemask|%warpid|%nwarpid|WARP_SZ")
+_HOST_WARP_SIZE = re.compile(rb"(?:\.|->)\s*warpSize(?![A-Za-z0-9_])|(?<![A-Za-z0-9_])(?:cudaDevAttrWarpSize|"
+                             rb"hipDeviceAttributeWarpSize|CU_DEVICE_ATTRIBUTE_WARP_SIZE)(?![A-Za-z0-9_])")
+_WARP_WORDS = re.compile(rb"(?<![A-Za-z0-9_])(__shfl\w*|__ballot\w*|__any\w*|__all\w*|__activemask|__match_\w+|"
+                         rb"__reduce_\w+_sync|warpSize)(?![A-Za-z0-9_])")
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)((?:[^\n\\]|\\\r?\n|\\)*)", re.MULTILINE)
+_IDENTIFIER = re.compile(rb"(?<![A-Za-z0-9_$])([A-Za-z_]\w*)(?![A-Za-z0-9_$])")
+_SKIP = ("comment", "string_content", "string_literal", "char_literal", "raw_string_literal", "system_lib_string")
+
+_NOTE = (b"/* hipport --fix (HP1116): CUDA's 32-lane warps as 32-lane halves of a wavefront. HIP's __shfl,{nl}"
+         b"   __shfl_up, __shfl_down and __shfl_xor shuffle inside segments of `width` lanes (HIP 6.4{nl}"
+         b"   hip/amd_detail/amd_warp_functions.h: __shfl reads lane (src & (width-1)) + (self & ~(width-1))),{nl}"
+         b"   so width 32 keeps a shuffle in its half; a ballot keeps the 32 bits of this lane's half.{nl}"
+         b"   HIP on NVIDIA and CUDA: CUDA's own intrinsics. */{nl}")
+
+#: Compiling for AMD: hip/hip_common.h defines __HIP_PLATFORM_AMD__ when clang compiles HIP
+#: (``__clang__ && __HIP__``), which clang defines before any header, so the test holds even
+#: where the helpers come before the file's HIP include; the emulator defines the macro itself.
+_AMD_CONDITION = b"#if defined(__HIP_PLATFORM_AMD__) || (defined(__clang__) && defined(__HIP__)){nl}"
+
+#: helper -> (helpers it needs, its AMD definition); on NVIDIA each is a macro for its CUDA name.
+_HELPERS: dict[str, tuple[tuple[str, ...], bytes]] = {
+    "hipport_warp32_half": ((), (
+        b"__device__ inline unsigned int hipport_warp32_half(unsigned long long wavefront_bits) {{nl}"
+        b"  return (unsigned int)(wavefront_bits >> (__lane_id() & 32u));{nl}"
+        b"}{nl}")),
+    "hipport_warp32_shfl_sync": ((), (
+        b"template <typename MaskT, typename T>{nl}"
+        b"__device__ inline T hipport_warp32_shfl_sync(MaskT mask, T var, int src_lane, int width = 32) {{nl}"
+        b"  (void)mask;{nl}"
+        b"  return __shfl(var, src_lane, width < 32 ? width : 32);{nl}"
+        b"}{nl}")),
+    "hipport_warp32_shfl_up_sync": ((), (
+        b"template <typename MaskT, typename T>{nl}"
+        b"__device__ inline T hipport_warp32_shfl_up_sync(MaskT mask, T var, unsigned int delta, int width = 32) {{nl}"
+        b"  (void)mask;{nl}"
+        b"  return __shfl_up(var, delta & 31u, width < 32 ? width : 32);{nl}"
+        b"}{nl}")),
+    "hipport_warp32_shfl_down_sync": ((), (
+        b"template <typename MaskT, typename T>{nl}"
+        b"__device__ inline T hipport_warp32_shfl_down_sync(MaskT mask, T var, unsigned int delta, int width = 32) {{nl}"
+        b"  (void)mask;{nl}"
+        b"  return __shfl_down(var, delta & 31u, width < 32 ? width : 32);{nl}"
+        b"}{nl}")),
+    "hipport_warp32_shfl_xor_sync": ((), (
+        b"template <typename MaskT, typename T>{nl}"
+        b"__device__ inline T hipport_warp32_shfl_xor_sync(MaskT mask, T var, int lane_mask, int width = 32) {{nl}"
+        b"  (void)mask;{nl}"
+        b"  return __shfl_xor(var, lane_mask & 31, width < 32 ? width : 32);{nl}"
+        b"}{nl}")),
+    "hipport_warp32_ballot_sync": (("hipport_warp32_half",), (
+        b"template <typename MaskT>{nl}"
+        b"__device__ inline unsigned int hipport_warp32_ballot_sync(MaskT mask, int predicate) {{nl}"
+        b"  return hipport_warp32_half(__ballot(predicate)) & (unsigned int)mask;{nl}"
+        b"}{nl}")),
+    "hipport_warp32_any_sync": (("hipport_warp32_ballot_sync",), (
+        b"template <typename MaskT>{nl}"
+        b"__device__ inline int hipport_warp32_any_sync(MaskT mask, int predicate) {{nl}"
+        b"  return hipport_warp32_ballot_sync(mask, predicate) != 0u;{nl}"
+        b"}{nl}")),
+    "hipport_warp32_all_sync": (("hipport_warp32_ballot_sync",), (
+        b"template <typename MaskT>{nl}"
+        b"__device__ inline int hipport_warp32_all_sync(MaskT mask, int predicate) {{nl}"
+        b"  return hipport_warp32_ballot_sync(mask, predicate) == hipport_warp32_ballot_sync(mask, 1);{nl}"
+        b"}{nl}")),
+    "hipport_warp32_activemask": (("hipport_warp32_half",), (
+        b"__device__ inline unsigned int hipport_warp32_activemask() {{nl}"
+        b"  return hipport_warp32_half(__ballot(1));{nl}"
+        b"}{nl}")),
+    "hipport_warp32_match_any_sync": (("hipport_warp32_half",), (
+        b"template <typename MaskT, typename T>{nl}"
+        b"__device__ inline unsigned int hipport_warp32_match_any_sync(MaskT mask, T value) {{nl}"
+        b"  return hipport_warp32_half(__match_any(value)) & (unsigned int)mask;{nl}"
+        b"}{nl}")),
+    "hipport_warp32_match_all_sync": (("hipport_warp32_match_any_sync", "hipport_warp32_ballot_sync"), (
+        b"template <typename MaskT, typename T>{nl}"
+        b"__device__ inline unsigned int hipport_warp32_match_all_sync(MaskT mask, T value, int* pred) {{nl}"
+        b"  const bool same = hipport_warp32_match_any_sync(mask, value) == hipport_warp32_ballot_sync(mask, 1);{nl}"
+        b"  *pred = same;{nl}"
+        b"  return same ? (unsigned int)mask : 0u;{nl}"
+        b"}{nl}")),
+}
+_CUDA_NAME = {helper: cuda for cuda, helper in RENAMES.items()}
+
+
+def helpers_block(used: set[str], newline: bytes = b"\n") -> bytes:
+    """The definitions of the helpers named in ``used`` (and those they need), each guarded by
+    ``#ifndef HIPPORT_WARP32_<NAME>``, preceded by one comment saying what they are.
+
+    Args:
+        used: helper names, keys of :data:`RENAMES`' values (``hipport_warp32_shfl_down_sync``).
+        newline: the file's line ending.
+
+    Raises:
+        KeyError: a name that is no helper.
+    """
+    needed: list[str] = []
+
+    def need(name: str) -> None:
+        for dependency in _HELPERS[name][0]:
+            need(dependency)
+        if name not in needed:
+            needed.append(name)
+
+    for name in sorted(used):
+        need(name)
+    parts = [_NOTE]
+    for name in needed:
+        guard = b"HIPPORT_WARP32_" + name[len("hipport_warp32_"):].upper().encode()
+        parts.append(b"#ifndef " + guard + b"{nl}#define " + guard + b"{nl}")
+        if name in _CUDA_NAME:
+            parts.append(_AMD_CONDITION + _HELPERS[name][1] + b"#else{nl}#define "
+                         + name.encode() + b" " + _CUDA_NAME[name].encode() + b"{nl}#endif{nl}")
+        else:  # used by the AMD definitions only
+            parts.append(_AMD_CONDITION + _HELPERS[name][1] + b"#endif{nl}")
+        parts.append(b"#endif{nl}")
+    return b"".join(parts).replace(b"{nl}", newline)
+
+
+def host_warp_size_reads(source: bytes, root: tree_sitter.Node) -> list[int]:
+    """The 1-based lines where code (not a comment or string) reads the device's warp size:
+    ``prop.warpSize``, ``p->warpSize``, ``cudaDevAttrWarpSize`` and its HIP and driver names."""
+    if b"arpSize" not in source and b"WARP_SIZE" not in source:
+        return []
+    lines = []
+    for match in _HOST_WARP_SIZE.finditer(source):
+        node = root.descendant_for_byte_range(match.end() - 1, match.end())
+        if node is not None and node.type not in _SKIP:
+            lines.append(source.count(b"\n", 0, match.start()) + 1)
+    return lines
+
+
+def _code_matches(scan: "_Scan", pattern: re.Pattern, function: tree_sitter.Node):
+    """Matches of ``pattern`` in ``function``'s text that are code (not comments or strings)."""
+    source = scan.ctx.source
+    for match in pattern.finditer(source, function.start_byte, function.end_byte):
+        node = scan.ctx.node_at(match.start(), match.end())
+        if node.type not in _SKIP:
+            yield match, node
+
+
+def _warp_macros(source: bytes) -> dict[bytes, int]:
+    """Macros of the file whose body holds a warp intrinsic or ``warpSize``: name -> line."""
+    found = {}
+    for match in _DEFINE.finditer(source):
+        if _WARP_WORDS.search(match.group(2)) and not match.group(1).startswith(HELPER_PREFIX.encode()):
+            found[match.group(1)] = source.count(b"\n", 0, match.start()) + 1
+    return found
+
+
+def blocker(scan: "_Scan", functions: list[tree_sitter.Node], host_reads: list[str]) -> str | None:
+    """Why the functions of a unit cannot run as 32-lane logical warps, or None when they can.
+
+    Args:
+        scan: the :class:`hipport.warp._Scan` of the file.
+        functions: the unit's functions (every function of the file tied to it, device or not).
+        host_reads: ``"path:line"`` of host code of the file or the tree reading the device's
+            warp size (:func:`host_warp_size_reads`).
+    """
+    if host_reads:
+        return (f"host code reads the device's warp size ({', '.join(host_reads[:3])}), which is 64 on gfx9, "
+                "while the logical warps are 32 lanes")
+    source = scan.ctx.source
+    macros = _warp_macros(source) if b"define" in source else {}
+    for function in functions:
+        name = scan.function_name(function)
+        if name.startswith(HELPER_PREFIX):
+            continue
+        for match, node in _code_matches(scan, _COOPERATIVE, function):
+            return (f"{name} uses {match.group(1).decode()} (line {node.start_point[0] + 1}), whose tiles and warp "
+                    "primitives are of the wavefront's width")
+        if b"asm" in source[function.start_byte:function.end_byte]:
+            for match in _PTX_LANE.finditer(source, function.start_byte, function.end_byte):
+                line = source.count(b"\n", 0, match.start()) + 1
+                return f"{name} reads {match.group(0).decode()} in inline PTX (line {line})"
+        for match, node in _code_matches(scan, _IDENTIFIER, function):
+            word = match.group(1)
+            if word in macros:
+                return (f"{name} uses the macro {word.decode()} (line {node.start_point[0] + 1}), whose body "
+                        f"(line {macros[word]}) holds a warp intrinsic that --fix does not rewrite")
+            reason = _DECLINED_CALLS.get(word.decode())
+            if reason is not None and node.parent is not None and node.parent.type == "call_expression":
+                return f"{name} calls " + reason.format(name=word.decode()) + f" (line {node.start_point[0] + 1})"
+    return None
+
+
+def edits(scan: "_Scan", functions: list[tree_sitter.Node]) -> tuple[list[Edit], set[str]]:
+    """The edits that run the device functions among ``functions`` as 32-lane logical warps:
+    each call of a :data:`RENAMES` intrinsic renamed to its helper, each ``warpSize`` made ``32``.
+
+    Returns:
+        (edits, the helper names used).
+    """
+    found: list[Edit] = []
+    used: set[str] = set()
+    for function in functions:
+        if not scan.is_device(function) or scan.function_name(function).startswith(HELPER_PREFIX):
+            continue
+        for match, node in _code_matches(scan, _IDENTIFIER, function):
+            word = match.group(1).decode()
+            if word == "warpSize" and node.type in ("identifier", "type_identifier") and (
+                    node.parent is None or node.parent.type != "field_expression"):
+                found.append(Edit(node.start_byte, node.end_byte, b"32"))
+                continue
+            helper = RENAMES.get(word)
+            call = node.parent
+            if (helper is not None and node.type == "identifier" and call is not None
+                    and call.type == "call_expression" and call.child_by_field_name("function") == node):
+                found.append(Edit(node.start_byte, node.end_byte, helper.encode()))
+                used.add(helper)
+    return found, used
+
+
+def block_offset(source: bytes, node: tree_sitter.Node) -> int:
+    """Line start of the translation-unit-level construct holding ``node`` (a namespace, an
+    ``extern "C"`` block, a ``#if`` group): the helpers are defined outside all of them."""
+    top = node
+    while top.parent is not None and top.parent.type != "translation_unit":
+        top = top.parent
+    return source.rfind(b"\n", 0, top.start_byte) + 1

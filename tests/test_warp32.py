@@ -1,0 +1,391 @@
+"""32-lane logical warps, --fix's fallback for units the widening declines (HP1116, hipport/warp32.py).
+
+The fixtures of tests/fixtures/warp32/ are CUDA programs whose warp logic is 32-wide by design,
+each checking its results on the host:
+
+* vote_host_width: the host hands the kernel the warp width it checks against (32) and checks
+  one any/all/ballot triple per 32 threads; the ballot leaves through an ``unsigned int*``;
+* lane_bins: a 32-bin histogram whose bin b is owned by lane b of every warp, and a butterfly
+  maximum from offset 16;
+* intrinsics32: every intrinsic the helpers stand for (shuffles with widths 32, 16, 8 and lane
+  arguments of 32 and more, ballot, any, all, activemask in a branch), against CUDA's definitions.
+
+The proof by contrast, in the wavefront emulator (hipport.emulator): the port without --fix at
+width 32 has the CUDA logic at the width it was written for and gives output.txt (its host
+check prints Test PASSED); at width 64 it is wrong; the --fix output (fixed.hip, exact) gives
+output.txt at widths 64 and 32. The --fix outputs compile for gfx90a and gfx1100 and as HIP on
+NVIDIA (sm_90), where each helper is CUDA's own intrinsic.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from hipport import emulator, warp32
+from hipport.convert import ConvertOptions, convert_tree
+
+FIXTURES = Path(__file__).parent / "fixtures" / "warp32"
+CASES = ["vote_host_width", "lane_bins", "intrinsics32"]
+LOGICAL = ("as 32-lane logical warps: its shuffles, votes and warpSize act on 32-lane halves of the wavefront "
+           "(hipport_warp32_* helpers), so its 32-wide logic holds at wavefront widths 32 and 64; it was not widened "
+           "because ")
+NOT_LOGICAL = "; nor can it run as 32-lane logical warps: "
+
+
+def convert(source: Path, out: Path, fix: bool) -> tuple[Path, list[str]]:
+    """Convert ``source`` (a file) into ``out``: (the ported file, its HP11xx findings as
+    ``line:column id message``)."""
+    report = convert_tree(source, out, ConvertOptions(fix=fix)).report
+    ported = out / (source.stem + ".hip" if source.suffix == ".cu" else source.name)
+    return ported, [f"{f.line}:{f.column} {f.rule_id} {f.message}" for f in report.findings if f.rule_id.startswith("HP11")]
+
+
+@pytest.fixture(scope="module")
+def ports(tmp_path_factory):
+    """{case: (unfixed port, --fix output)}."""
+    root = tmp_path_factory.mktemp("warp32-ports")
+    return {case: tuple(convert(FIXTURES / case / "original.cu", root / case / str(fix), fix)[0]
+                        for fix in (False, True)) for case in CASES}
+
+
+def run(path: Path, wave: int) -> emulator.RunResult:
+    return emulator.execute(path, wave=wave, timeout=120)
+
+
+def reference(case: str) -> str:
+    return (FIXTURES / case / "output.txt").read_text()
+
+
+def port_text(tmp_path: Path, body: str, fix: bool = True, name: str = "k.cu") -> tuple[str, list[str]]:
+    source = tmp_path / name
+    source.write_text(body)
+    ported, findings = convert(source, tmp_path / ("fix" if fix else "port"), fix)
+    return ported.read_text(), findings
+
+
+# -- the fixtures in the emulator ---------------------------------------------------------------
+
+@pytest.mark.parametrize("case", ["vote_host_width", "lane_bins"])
+def test_unfixed_port_at_width_32_is_the_reference(case, ports):
+    result = run(ports[case][0], 32)
+    assert (result.returncode, result.stdout) == (0, reference(case))
+    assert result.stdout.endswith("Test PASSED\n")
+
+
+def test_vote_host_width_unfixed_at_width_64_is_wrong(ports):
+    """Votes over 64 lanes: any/all mix two groups of 32, and each 32-bit ballot keeps the low
+    half of its wavefront, so the odd groups get their even neighbour's bits."""
+    result = run(ports["vote_host_width"][0], 64)
+    assert (result.returncode, result.stdout) == (1, (
+        "group 0: any 0 all 0 ballot 0x14294294 WRONG\n"
+        "group 1: any 0 all 0 ballot 0x14294294 WRONG\n"
+        "group 2: any 1 all 0 ballot 0x852850a5 WRONG\n"
+        "group 3: any 1 all 0 ballot 0x852850a5 WRONG\n"
+        "group 4: any 1 all 0 ballot 0xa10a14a1 WRONG\n"
+        "group 5: any 1 all 0 ballot 0xa10a14a1 WRONG\n"
+        "group 6: any 1 all 0 ballot 0x29409428 WRONG\n"
+        "group 7: any 1 all 0 ballot 0x29409428 WRONG\n"
+        "Test FAILED\n"))
+
+
+def test_lane_bins_unfixed_at_width_64_is_wrong(ports):
+    """The 32-bit ballot drops lanes 32-63 of each wavefront and lanes 32-63 own bins again:
+    the counts are wrong (and the grid-stride total too)."""
+    result = run(ports["lane_bins"][0], 64)
+    assert (result.returncode, result.stdout) == (1, (
+        "bins: 188 176 196 84 164 204 180 86\n"
+        "bins: 188 168 174 102 178 170 178 84\n"
+        "bins: 172 188 170 84 178 174 192 88\n"
+        "bins: 170 182 176 88 192 170 164 100\n"
+        "total 5008, largest 997\n"
+        "Test FAILED\n"))
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("wave", [64, 32])
+def test_fix_output_gives_the_reference_at_both_widths(case, wave, ports):
+    assert ports[case][1].read_text() == (FIXTURES / case / "fixed.hip").read_text()
+    result = run(ports[case][1], wave)
+    assert (result.returncode, result.stdout) == (0, reference(case))
+    assert result.stdout.endswith("Test PASSED\n")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fix_findings_are_exact(case, tmp_path):
+    """One HP1116 per device function of the unit, naming what the widening could not rewrite;
+    no HP1111 and none of the 32-wide assumption findings of the plain port (they hold now); the
+    literal full masks are widened as in the plain port (the helpers take any mask type)."""
+    _, fixed = convert(FIXTURES / case / "original.cu", tmp_path / "fix", True)
+    _, plain = convert(FIXTURES / case / "original.cu", tmp_path / "port", False)
+    assert fixed == (FIXTURES / case / "findings-fix.txt").read_text().splitlines()
+    assert plain == (FIXTURES / case / "findings-port.txt").read_text().splitlines()
+    assert [f for f in fixed if " HP1116 " not in f] == [f for f in plain if " HP1101 " in f]
+    assert all(LOGICAL in f for f in fixed if " HP1116 " in f)
+
+
+def test_vote_host_width_findings_name_the_ballot_store(tmp_path):
+    _, fixed = convert(FIXTURES / "vote_host_width" / "original.cu", tmp_path, True)
+    assert fixed[0] == ("12:17 HP1116 --fix ported group_votes " + LOGICAL + "the lane mask `bits` is used in "
+                        "`multiples_of_three[group] = bits;` (line 24), which --fix cannot widen to 64 bits")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fix_output_fixed_again_is_unchanged(case, tmp_path):
+    """A --fix of the --fix output changes nothing (its functions call the helpers already: they
+    stay logical warps, and the helpers themselves are not the code's)."""
+    source = tmp_path / "again.hip"
+    source.write_text((FIXTURES / case / "fixed.hip").read_text())
+    again, findings = convert(source, tmp_path / "again", True)
+    assert again.read_text() == source.read_text()
+    assert not [f for f in findings if " HP1111 " in f or " HP1107 " in f]
+
+
+# -- the helpers compile for AMD (both widths) and as HIP on NVIDIA ------------------------------
+
+@pytest.mark.parametrize("case", CASES)
+def test_fixed_fixture_compiles_for_gfx90a_gfx1100_and_nvidia(case, toolchain, tmp_path):
+    source = tmp_path / "fixed.hip"
+    source.write_text((FIXTURES / case / "fixed.hip").read_text())
+    toolchain.compile_amd(source, tmp_path / "k.o", ("gfx90a", "gfx1100"))
+    assert toolchain.code_object_targets(tmp_path / "k.o") == [
+        "hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
+    toolchain.compile_nvidia(source, tmp_path / "k-nvidia", link=True)  # HIP on NVIDIA: CUDA's own intrinsics
+
+
+EVERY_HELPER = (
+    "#include <cstdio>\n"
+    "__device__ int store(unsigned int* out, int v, float f, double d, long long l) {\n"
+    "  unsigned int b = __ballot_sync(0xffffffff, v > 0);\n"
+    "  *out = b;\n"
+    "  int pred = 0;\n"
+    "  unsigned int any = __match_any_sync(0xffffffff, v);\n"
+    "  unsigned int all = __match_all_sync(0xffffffff, f, &pred);\n"
+    "  float g = __shfl_sync(0xffffffff, f, 1) + __shfl_up_sync(0xffffffff, f, 1, 16);\n"
+    "  double e = __shfl_down_sync(0xffffffff, d, 2) + __shfl_xor_sync(0xffffffff, d, 1, warpSize);\n"
+    "  long long m = __shfl_sync(0xffffffff, l, 3);\n"
+    "  __syncwarp();\n"
+    "  return any + all + pred + (int)g + (int)e + (int)m + __any_sync(0xffffffff, v) + __all_sync(0xffff, v) "
+    "+ (int)__activemask();\n"
+    "}\n"
+    "__global__ void k(unsigned int* out, int* r) { r[threadIdx.x] = store(out + threadIdx.x, r[threadIdx.x], 1.0f, "
+    "2.0, 3); }\n")
+
+
+def test_every_helper_is_emitted_once_and_compiles(toolchain, tmp_path):
+    """Every intrinsic at once (store's ballot leaves through a pointer: not widened): each
+    helper defined once, before store, guarded, and __syncwarp as HP1115 rewrites it; the AMD definitions compile for gfx90a and
+    gfx1100 (HIP 6.4's __match_any with HIP_ENABLE_WARP_SYNC_BUILTINS, as hipport's builds
+    define it), and HIP on NVIDIA (sm_90) gets CUDA's intrinsics."""
+    text, findings = port_text(tmp_path, EVERY_HELPER)
+    helpers = sorted(set(re.findall(r"#define (HIPPORT_WARP32_\w+)\n", text)))
+    assert helpers == sorted("HIPPORT_WARP32_" + name[len(warp32.HELPER_PREFIX):].upper()
+                             for name in [*warp32.RENAMES.values(), "hipport_warp32_half"])
+    assert text.index("#ifndef HIPPORT_WARP32_") < text.index("__device__ int store(")
+    body = text[text.index("__device__ int store("):]
+    assert not re.search(r"(?<!_)__(shfl\w*|ballot|any|all|match_\w+)_sync\(|__activemask\(|warpSize", body)
+    assert "hipport_warp32_shfl_xor_sync(0xffffffffffffffffULL, d, 1, 32)" in body
+    assert "  HIPPORT_SYNCWARP();\n" in body  # __syncwarp as hipport/syncwarp.py writes it (HP1115)
+    assert [f.split(" as 32-lane")[0] for f in findings if " HP1116 " in f] == [
+        "2:16 HP1116 --fix ported store", "14:17 HP1116 --fix ported k"]
+    source = tmp_path / "every.hip"
+    source.write_text(text)
+    toolchain.compile_amd(source, tmp_path / "every.o", ("gfx90a", "gfx1100"))
+    toolchain.compile_nvidia(source, tmp_path / "every-nvidia.o", link=False)
+
+
+def test_helpers_block_holds_only_what_is_used_and_what_it_needs():
+    block = warp32.helpers_block({"hipport_warp32_all_sync"}).decode()
+    assert re.findall(r"#ifndef (\w+)", block) == [
+        "HIPPORT_WARP32_HALF", "HIPPORT_WARP32_BALLOT_SYNC", "HIPPORT_WARP32_ALL_SYNC"]
+    assert "#else\n#define hipport_warp32_all_sync __all_sync\n#endif\n" in block
+    assert "__match_any" not in block and "__shfl" not in block.split("*/", 1)[1]
+    assert warp32.helpers_block({"hipport_warp32_shfl_sync"}, b"\r\n").count(b"\n") == \
+        warp32.helpers_block({"hipport_warp32_shfl_sync"}, b"\r\n").count(b"\r\n")
+
+
+# -- which strategy, and where logical warps are declined ----------------------------------------
+
+def test_one_file_widens_one_unit_and_runs_the_other_as_logical_warps(tmp_path):
+    """Two units of one file: sum widens (HP1107), rank cannot (its ballot is stored) and runs as
+    logical warps; neither gets the other's rewrites."""
+    text, findings = port_text(tmp_path, (
+        "__device__ float sum(float v) {\n"
+        "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);\n"
+        "  return v;\n"
+        "}\n"
+        "__global__ void rank(const int* in, unsigned int* bits) {\n"
+        "  unsigned int b = __ballot_sync(0xffffffff, in[threadIdx.x] > 0);\n"
+        "  if (threadIdx.x % 32 == 0) bits[threadIdx.x / 32] = b;\n"
+        "}\n"))
+    assert "  for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffffffffffULL, v, o);\n" in text
+    assert "  unsigned int b = hipport_warp32_ballot_sync(0xffffffffffffffffULL, in[threadIdx.x] > 0);\n" in text
+    assert "  if (threadIdx.x % 32 == 0) bits[threadIdx.x / 32] = b;\n" in text
+    assert "hipport_warp32_shfl" not in text
+    assert [f.split(" (--fix)")[0].split(" as 32-lane")[0] for f in findings] == [
+        "2:16 HP1107 the shuffle loop: 16 rewritten to warpSize / 2",
+        "2:58 HP1101 the full lane mask 0xffffffff of __shfl_down_sync was widened to 0xffffffffffffffffULL: HIP's "
+        "warp builtins take 64-bit masks",
+        "5:17 HP1116 --fix ported rank",
+        "6:34 HP1101 the full lane mask 0xffffffff of __ballot_sync was widened to 0xffffffffffffffffULL: HIP's warp "
+        "builtins take 64-bit masks",
+    ]
+
+
+_STORED_BALLOT = ("__global__ void k(const int* in, unsigned int* bits) {\n"
+                  "  unsigned int b = __ballot_sync(0xffffffff, in[threadIdx.x] > 0);\n"
+                  "  bits[threadIdx.x / 32] = b;\n"
+                  "{extra}"
+                  "}\n")
+_NOT_WIDENED = ("1:17 HP1111 --fix left k as written: the lane mask `b` is used in `bits[threadIdx.x / 32] = b;` "
+                "(line 3), which --fix cannot widen to 64 bits" + NOT_LOGICAL)
+
+
+@pytest.mark.parametrize("before, extra, why", [
+    pytest.param("void launch(int* n) { cudaDeviceProp prop; cudaGetDeviceProperties(&prop, 0); *n = prop.warpSize; }\n",
+                 "", "host code reads the device's warp size (k.cu:1), which is 64 on gfx9, while the logical warps "
+                 "are 32 lanes", id="prop-warpSize"),
+    pytest.param("void launch(int* n) { cudaDeviceGetAttribute(n, cudaDevAttrWarpSize, 0); }\n",
+                 "", "host code reads the device's warp size (k.cu:1), which is 64 on gfx9, while the logical warps "
+                 "are 32 lanes", id="cudaDevAttrWarpSize"),
+    pytest.param("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n",
+                 "  cg::this_thread_block().sync();\n",
+                 "k uses cg:: (line 6), whose tiles and warp primitives are of the wavefront's width",
+                 id="cooperative-groups"),
+    pytest.param("", "  int lane; asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane)); bits[0] += lane;\n",
+                 "k reads %laneid in inline PTX (line 4)", id="ptx-laneid"),
+    pytest.param("", "  bits[1] = __shfl(bits[1], 0);\n",
+                 "k calls the pre-CUDA-9 warp intrinsic __shfl, which HIP has at the wavefront width (line 4)",
+                 id="legacy-shfl"),
+    pytest.param("", "  bits[2] = __reduce_add_sync(0xffffffff, 1u);\n",
+                 "k calls __reduce_add_sync, which HIP 6.4 does not have (line 4)", id="reduce-sync"),
+    pytest.param("#define BCAST(v) __shfl_sync(0xffffffff, v, 0)\n", "  bits[3] = BCAST(bits[3]);\n",
+                 "k uses the macro BCAST (line 5), whose body (line 1) holds a warp intrinsic that --fix does not "
+                 "rewrite", id="macro-with-a-shuffle"),
+])
+def test_logical_warps_are_declined_where_they_are_not_shown_right(tmp_path, before, extra, why):
+    text, findings = port_text(tmp_path, before + _STORED_BALLOT.replace("{extra}", extra))
+    lines = before.count("\n")
+    expected = _NOT_WIDENED.replace("1:17 ", f"{lines + 1}:17 ").replace("(line 3)", f"(line {lines + 3})") + why
+    assert expected in findings
+    assert "hipport_warp32_" not in text
+    assert not [f for f in findings if " HP1116 " in f]
+
+
+def test_host_read_of_the_warp_size_in_another_file_declines_logical_warps(tmp_path):
+    """The tree pass sees every file: main.cu reads prop.warpSize, so k.cu's unit stays as
+    written (it would see 32-lane warps where the host computes with 64)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text(_STORED_BALLOT.replace("{extra}", ""))
+    (src / "main.cu").write_text("#include <cuda_runtime.h>\nint width() { cudaDeviceProp p; "
+                                 "cudaGetDeviceProperties(&p, 0); return p.warpSize; }\n")
+    report = convert_tree(src, tmp_path / "out", ConvertOptions(fix=True)).report
+    assert [f"{f.path}:{f.line}:{f.column} {f.rule_id} {f.message}" for f in report.findings if f.rule_id == "HP1111"] == [
+        "k.cu:" + _NOT_WIDENED + "host code reads the device's warp size (main.cu:2), which is 64 on gfx9, while the "
+        "logical warps are 32 lanes"]
+    assert "hipport_warp32_" not in (tmp_path / "out" / "k.hip").read_text()
+
+
+def test_explain_names_the_strategy():
+    from hipport.rules import load_rules
+
+    check = load_rules().check("warp-logical-fixed")
+    assert (check.id, check.severity) == ("HP1116", "info")
+    assert "32-lane logical warps" in check.explanation and "widening wins where it applies" in check.explanation
+
+
+_TREE_HEADER = ("#pragma once\n"
+                "constexpr int kWarpSize = 32;\n"
+                "__device__ inline int lane_id() { return threadIdx.x & (kWarpSize - 1); }\n"
+                "__device__ inline unsigned int keep(bool p, unsigned int* out) {\n"
+                "  unsigned int b = __ballot_sync(0xffffffff, p);\n"
+                "  *out = b;\n"
+                "  return b;\n"
+                "}\n")
+_TREE_USER = ('#include "w.cuh"\n'
+              "{before}"
+              "__global__ void total(const float* in, float* out) {{\n"
+              "  float v = in[threadIdx.x];\n"
+              "  for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffffffffffULL, v, o);\n"
+              "  if (lane_id() == 0) out[threadIdx.x / kWarpSize + warpSize - 32] = v;\n"
+              "{extra}"
+              "}}\n")
+
+
+def _tree(tmp_path: Path, before: str = "", extra: str = "") -> tuple[Path, list[str]]:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "w.cuh").write_text(_TREE_HEADER)
+    (src / "a.cu").write_text('#include "w.cuh"\n__global__ void mark(const int* in, unsigned int* bits) '
+                              "{ keep(in[threadIdx.x] > 0, bits + threadIdx.x / kWarpSize + lane_id()); }\n")
+    (src / "b.cu").write_text(_TREE_USER.format(before=before, extra=extra))
+    report = convert_tree(src, tmp_path / "out", ConvertOptions(fix=True)).report
+    return tmp_path / "out", [f"{f.path}:{f.line} {f.rule_id}" for f in report.findings if f.rule_id in ("HP1111", "HP1116")]
+
+
+def test_a_file_with_no_assumption_of_its_own_runs_as_logical_warps_with_its_header(tmp_path):
+    """b.cu is right for widening on its own (a loop from warpSize / 2), but it calls lane_id of
+    w.cuh and uses its kWarpSize, which the tree runs as logical warps (a.cu's keep stores its
+    ballot): b.cu's kernel must see 32-lane warps too, so its shuffle and warpSize are rewritten
+    with the header's."""
+    out, findings = _tree(tmp_path)
+    kernel = (out / "b.hip").read_text()
+    assert ("  for (int o = 32 / 2; o > 0; o >>= 1) v += hipport_warp32_shfl_down_sync(0xffffffffffffffffULL, v, o);\n"
+            in kernel)
+    assert "  if (lane_id() == 0) out[threadIdx.x / kWarpSize + 32 - 32] = v;\n" in kernel
+    assert "hipport_warp32_ballot_sync(0xffffffffffffffffULL, p)" in (out / "w.cuh").read_text()
+    assert findings == ["a.cu:2 HP1116", "b.cu:2 HP1116", "w.cuh:3 HP1116", "w.cuh:4 HP1116"]
+
+
+def test_cooperative_groups_in_one_file_decline_logical_warps_across_the_tree(tmp_path):
+    """The same tree, b.cu's kernel also using cooperative groups: the tree's unit cannot run as
+    logical warps anywhere, so every file keeps it as written (HP1111 in each)."""
+    out, findings = _tree(tmp_path, before="#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n",
+                          extra="  cg::this_thread_block().sync();\n")
+    assert findings == ["a.cu:2 HP1111", "b.cu:4 HP1111", "w.cuh:2 HP1111", "w.cuh:3 HP1111", "w.cuh:4 HP1111"]
+    assert not [p for p in out.rglob("*") if p.is_file() and "hipport_warp32_" in p.read_text(errors="replace")
+                and p.suffix in (".hip", ".cuh")]
+
+
+def test_a_read_of_the_warp_size_declines_only_its_own_program(tmp_path):
+    """A tree of two programs (each folder with its CMakeLists.txt, as in cuda-samples): query/
+    prints prop.warpSize, votes/ runs as logical warps all the same; a file of the same program,
+    or one it includes, would decline it (test above)."""
+    src = tmp_path / "src"
+    for program in ("query", "votes"):
+        (src / program).mkdir(parents=True)
+        (src / program / "CMakeLists.txt").write_text(f"add_executable({program} main.cu)\n")
+    (src / "CMakeLists.txt").write_text("add_subdirectory(query)\nadd_subdirectory(votes)\n")
+    (src / "query" / "main.cu").write_text(
+        "#include <cstdio>\nint main() { cudaDeviceProp p; cudaGetDeviceProperties(&p, 0); "
+        "printf(\"%d\\n\", p.warpSize); return 0; }\n")
+    (src / "votes" / "main.cu").write_text(_STORED_BALLOT.replace("{extra}", ""))
+    report = convert_tree(src, tmp_path / "out", ConvertOptions(fix=True)).report
+    assert [f"{f.path}:{f.line} {f.rule_id}" for f in report.findings if f.rule_id in ("HP1111", "HP1116")] == [
+        "votes/main.cu:1 HP1116"]
+    (src / "votes" / "size.cpp").write_text("int size(const cudaDeviceProp& p) { return p.warpSize; }\n")
+    report = convert_tree(src, tmp_path / "out2", ConvertOptions(fix=True)).report
+    assert [f"{f.path}:{f.line} {f.rule_id}" for f in report.findings if f.rule_id in ("HP1111", "HP1116")] == [
+        "votes/main.cu:1 HP1111"]
+
+
+def test_a_kernel_of_a_header_runs_as_logical_warps_with_the_host_code_launching_it(tmp_path):
+    """votes.cuh holds only a __global__ kernel (widenable on its own); main.cu launches it with
+    its own warp width of 32, which host code cannot widen: the tree pass takes the header's
+    kernels too (not only __device__ functions), so the kernel runs as 32-lane logical warps with
+    its launcher instead of being widened to 64-lane votes the host then checks per 32."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "votes.cuh").write_text("#pragma once\n__global__ void votes(const int* in, int* any, int width) {\n"
+                                   "  any[threadIdx.x] = __any_sync(0xffffffff, in[threadIdx.x]);\n}\n")
+    (src / "main.cu").write_text('#include "votes.cuh"\nint main() {\n  const int warp_size = 32;\n'
+                                 "  int *in = nullptr, *any = nullptr;\n"
+                                 "  votes<<<1, 4 * warp_size>>>(in, any, warp_size);\n  return 0;\n}\n")
+    report = convert_tree(src, tmp_path / "out", ConvertOptions(fix=True)).report
+    assert [f"{f.path}:{f.line} {f.rule_id}" for f in report.findings if f.rule_id.startswith("HP11")] == [
+        "votes.cuh:2 HP1116", "votes.cuh:3 HP1101"]
+    assert "  any[threadIdx.x] = hipport_warp32_any_sync(0xffffffffffffffffULL, in[threadIdx.x]);\n" in (
+        tmp_path / "out" / "votes.cuh").read_text()
