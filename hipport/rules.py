@@ -299,6 +299,7 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "cuda-version-defined": frozenset({"name", "value", "release"}),
     "grid-constant": frozenset({"name", "macro", "where"}),
     "port-defined": frozenset({"name", "hip", "what"}),
+    "port-defined-overload": frozenset({"name", "signatures", "what"}),
     "surface-boundary-mode": frozenset({"name", "mode", "reason", "advice"}),
     "surface-boundary-dropped": frozenset({"name", "mode", "action", "where", "effect"}),
     "image-api-gfx94x": frozenset({"name"}),

@@ -171,3 +171,139 @@ def test_the_amd_definitions_give_cudas_values(tmp_path, toolchain):
                     unsigned_value = _reference(kind, a, b, c, is_signed=False)
                     expected.append(f"{signed_value} {unsigned_value} {signed_value} {unsigned_value}")
     assert lines == expected
+
+
+ATOMIC_PROGRAM = """\
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+__global__ void histogram(__half2 *pairs, __half *counts, __nv_bfloat162 *wide, __nv_bfloat16 *narrow, float *total) {
+  atomicAdd(total, 1.0f);
+  atomicAdd(pairs, __floats2half2_rn(1.0f, 0.5f));
+  atomicAdd(&counts[threadIdx.x % 2], __float2half(1.0f));
+  atomicAdd(wide, __halves2bfloat162(__float2bfloat16(0.125f), __float2bfloat16(2.0f)));
+  atomicAdd(&narrow[threadIdx.x % 2], __float2bfloat16(0.125f));
+}
+"""
+
+OVERLOAD_MESSAGE = ("atomicAdd may be called here with an argument type HIP 6.4.3 declares no overload for: the port "
+                    "defines {} once in the file on AMD (a relaxed compare-and-swap loop on the aligned 32-bit word "
+                    "that holds the value, right on any memory (coarse- or fine-grained), the sum rounded to nearest "
+                    "even as CUDA's); HIP on NVIDIA keeps CUDA's")
+
+
+def _blocks_for(*functions: str) -> str:
+    return "".join(e.block("\n") for e in port_definitions() if e.overloads and any(
+        p.startswith(functions) for lists in e.overloads.values() for p in lists))
+
+
+def test_missing_half_and_bfloat16_atomic_adds_are_defined(tmp_path):
+    ported, findings = _port(tmp_path, ATOMIC_PROGRAM)
+    body = ATOMIC_PROGRAM[ATOMIC_PROGRAM.index("__global__"):].replace("__nv_bfloat162", "__hip_bfloat162")
+    body = body.replace("__nv_bfloat16", "__hip_bfloat16")
+    assert ported == ("#include <hip/hip_runtime.h>\n#include <hip/hip_fp16.h>\n#include <hip/hip_bf16.h>\n\n"
+                      + _blocks_for("__half") + _blocks_for("__nv_bfloat16") + body)
+    # No HP2015 is left: each of the four calls had one before.
+    assert findings == [
+        (5, 3, "HP2043", "info", OVERLOAD_MESSAGE.format("atomicAdd(__half *, __half), atomicAdd(__half2 *, __half2)")),
+        (5, 3, "HP2043", "info", OVERLOAD_MESSAGE.format(
+            "atomicAdd(__nv_bfloat16 *, __nv_bfloat16), atomicAdd(__nv_bfloat162 *, __nv_bfloat162)")),
+    ]
+
+
+def test_a_file_without_those_types_gets_no_atomics(tmp_path):
+    ported, findings = _port(tmp_path, "__global__ void k(float *t) { atomicAdd(t, 1.0f); }\n")
+    assert "HIPPORT_ATOMIC" not in ported and findings == []
+
+
+def test_a_file_with_its_own_half_atomic_add_keeps_it(tmp_path):
+    source = ("#include <cuda_fp16.h>\n"
+              "__device__ __half atomicAdd(__half *a, __half v) { __half old = *a; *a = __hadd(old, v); return old; }\n"
+              "__global__ void k(__half *c) { atomicAdd(c, __float2half(1.0f)); }\n")
+    ported, findings = _port(tmp_path, source)
+    assert "HIPPORT_ATOMIC_ADD_HALF_DEFINED" not in ported
+    assert [f[2] for f in findings if f[2] == "HP2043"] == []
+
+
+def test_the_atomic_port_compiles_for_amd_and_as_hip_on_nvidia(tmp_path, toolchain):
+    ported, _ = _port(tmp_path, ATOMIC_PROGRAM)
+    (tmp_path / "ported.hip").write_text(ported)
+    toolchain.compile_amd(tmp_path / "ported.hip", tmp_path / "ported.o", ("gfx90a", "gfx1100"))
+    assert toolchain.code_object_targets(tmp_path / "ported.o") == [
+        "hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
+    toolchain.compile_nvidia(tmp_path / "ported.hip", tmp_path / "ported-nvidia.o", link=False)
+    assert (tmp_path / "ported-nvidia.o").stat().st_size > 0
+
+
+CONCURRENT_ADDS = """\
+#include <hip/hip_runtime.h>
+#include <hip/hip_fp16.h>
+#include <hip/hip_bf16.h>
+#include <cstdio>
+#include <thread>
+#include <vector>
+{blocks}
+// Two 16-bit values share each 32-bit word, so threads adding to the neighbour race on the same word.
+alignas(4) static __half2 pair;
+alignas(4) static __half halves[2];
+alignas(4) static __hip_bfloat162 wide;
+alignas(4) static __hip_bfloat16 narrow[2];
+int main() {{
+  pair = __floats2half2_rn(0.0f, 0.0f);
+  halves[0] = halves[1] = __float2half(0.0f);
+  wide = __halves2bfloat162(__float2bfloat16(0.0f), __float2bfloat16(0.0f));
+  narrow[0] = narrow[1] = __float2bfloat16(0.0f);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([t] {{
+      for (int i = 0; i < 250; ++i) {{
+        atomicAdd(&pair, __floats2half2_rn(1.0f, 0.5f));      // 2000 and 1000: exact in __half
+        atomicAdd(&halves[t % 2], __float2half(1.0f));        // 1000 each
+        if (i < 30) {{
+          atomicAdd(&wide, __halves2bfloat162(__float2bfloat16(0.125f), __float2bfloat16(1.0f)));  // 30 and 240: exact in bfloat16
+          atomicAdd(&narrow[t % 2], __float2bfloat16(0.125f));   // 15 each
+        }}
+      }}
+    }});
+  for (std::thread &thread : threads) thread.join();
+  printf("%g %g %g %g %g %g %g %g\\n", __half2float(__low2half(pair)), __half2float(__high2half(pair)),
+         __half2float(halves[0]), __half2float(halves[1]), __bfloat162float(__low2bfloat16(wide)),
+         __bfloat162float(__high2bfloat16(wide)), __bfloat162float(narrow[0]), __bfloat162float(narrow[1]));
+  return 0;
+}}
+"""
+
+
+def test_concurrent_adds_give_the_exact_sum(tmp_path, toolchain):
+    """The AMD definitions, compiled by HIP's clang for the host (they are __host__ __device__, the
+    CAS a real atomic there too) and run by 8 threads at once, lose no add."""
+    source = CONCURRENT_ADDS.format(blocks=_blocks_for("__half") + _blocks_for("__nv_bfloat16"))
+    (tmp_path / "adds.hip").write_text(source)
+    toolchain.compile_amd(tmp_path / "adds.hip", tmp_path / "adds.o", ("gfx90a",), ("--cuda-host-only",))
+    subprocess.run([str(toolchain.clang), str(tmp_path / "adds.o"), "-pthread", "-o", str(tmp_path / "adds")],
+                   check=True)
+    result = subprocess.run([str(tmp_path / "adds")], capture_output=True, text=True, check=True)
+    assert result.stdout == "2000 1000 1000 1000 30 240 15 15\n"
+
+
+def test_half_atomic_add_rounds_as_cuda(tmp_path, toolchain):
+    """One add whose float sum is not a __half: 2048 + 1 is a tie, rounded to even (2048), and
+    2048 + 3 rounds up to 2052; bfloat16 256 + 1 ties to 256, 256 + 3 rounds to 260."""
+    source = CONCURRENT_ADDS.format(blocks=_blocks_for("__half") + _blocks_for("__nv_bfloat16"))
+    main = source.index("int main()")
+    source = source[:main] + """int main() {
+  __half2 h = __floats2half2_rn(2048.0f, 2048.0f);
+  atomicAdd(&h, __floats2half2_rn(1.0f, 3.0f));
+  __hip_bfloat162 b = __halves2bfloat162(__float2bfloat16(256.0f), __float2bfloat16(256.0f));
+  atomicAdd(&b, __halves2bfloat162(__float2bfloat16(1.0f), __float2bfloat16(3.0f)));
+  printf("%g %g %g %g\\n", __half2float(__low2half(h)), __half2float(__high2half(h)),
+         __bfloat162float(__low2bfloat16(b)), __bfloat162float(__high2bfloat16(b)));
+  return 0;
+}
+"""
+    (tmp_path / "round.hip").write_text(source)
+    toolchain.compile_amd(tmp_path / "round.hip", tmp_path / "round.o", ("gfx90a",), ("--cuda-host-only",))
+    subprocess.run([str(toolchain.clang), str(tmp_path / "round.o"), "-pthread", "-o", str(tmp_path / "round")],
+                   check=True)
+    result = subprocess.run([str(tmp_path / "round")], capture_output=True, text=True, check=True)
+    assert result.stdout == "2048 2052 256 260\n"
