@@ -901,7 +901,7 @@ def analyze_file(
     analyze_cuda_version_macros(ctx, fix, _implicit_include_offset(ctx))
     analyze_handle_types(ctx, fix)
     analyze_group_shuffles(ctx)
-    analyze_half_bfloat16(ctx)
+    analyze_half_bfloat16(ctx, fix)
     analyze_unported_case_labels(ctx)
     analyze_context_create_params(ctx)
     analyze_struct_member_spellings(ctx)

@@ -8,10 +8,26 @@ of them, so the same cast is ambiguous for clang ("conversion from '__hip_bfloat
 is ambiguous"). HIP's explicit functions do it: ``__float2half(__bfloat162float(b))`` and
 ``__float2bfloat16(__half2float(h))``.
 
+With ``convert --fix`` a cast of a value of one type to the other is rewritten to CUDA 12.4's
+own definition of that conversion (cuda_bf16.h line 4269, ``__nv_bfloat16(const __half f)``:
+``__float2bfloat16(__half2float(f))``; line 4792, ``__half::__half(const __nv_bfloat16 f)``:
+``__float2half_rn(__bfloat162float(f))``; on sm_90 one ``cvt.rn`` instruction, the same value
+since the conversion to float is exact and the one rounding is to nearest even), with HIP 6.4.3's
+functions of those names (amd_hip_fp16.h lines 668 and 736, amd_hip_bf16.h lines 504 and 513,
+all ``__host__ __device__``, rounding to nearest even)::
+
+    static_cast<__half>(b)   ->  __float2half_rn(__bfloat162float(b))
+    (__nv_bfloat16)h         ->  __float2bfloat16(__half2float(h))
+
+and reported as HP2044 (info) in place of HP1218. The values are CUDA's for every number,
+infinity and zero; only the payload bits of a NaN may differ (HIP keeps a quiet NaN's high
+payload bits, CUDA's sm_80 and newer conversions give the canonical NaN), which is why it is a
+``--fix`` rewrite. Without ``--fix`` the cast keeps its HP1218.
+
 Reported (nothing is rewritten):
 
-- a cast (``static_cast<T>(v)`` or ``(T)v``) to one of the two types of a value the file's
-  declarations (:class:`hipport.handle_types.Declarations`) give the other type;
+- without ``--fix``, a cast (``static_cast<T>(v)`` or ``(T)v``) to one of the two types of a
+  value the file's declarations (:class:`hipport.handle_types.Declarations`) give the other type;
 - a call with a template argument list that names both types (``convert<half,
   __nv_bfloat16>(n)``, a kernel launch ``cvt<__half, __nv_bfloat16><<<g, b>>>(...)``): a generic
   cast inside the template is instantiated with the pair, and clang's error there carries this
@@ -23,9 +39,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .edits import Edit
 from .handle_types import Declarations
 
 if TYPE_CHECKING:
+    import tree_sitter
+
     from .analyze import _FileContext
 
 #: CUDA's spellings of the two types (cuda_fp16.h, cuda_bf16.h).
@@ -39,18 +58,42 @@ def _kind(type_text: str) -> str | None:
     return "half" if type_text in HALF else "bfloat16" if type_text in BFLOAT16 else None
 
 
+#: CUDA 12.4's conversion to each type from the other, as (opening, closing) around the value.
+_THROUGH_FLOAT = {"half": ("__float2half_rn(__bfloat162float(", "))"),
+                  "bfloat16": ("__float2bfloat16(__half2float(", "))")}
+
+
+def _rewrite_through_float(ctx: "_FileContext", cast: "tree_sitter.Node", value: "tree_sitter.Node",
+                           target: str) -> str:
+    """Replace the cast's text around ``value`` by CUDA's conversion through float; edits of other
+    passes inside the replaced text (the rename of the type name) are dropped. Returns the
+    rewritten form for the finding (with ``v`` for the value)."""
+    opening, closing = _THROUGH_FLOAT[target]
+    replaced = ((cast.start_byte, value.start_byte), (value.end_byte, cast.end_byte))
+    ctx.result.edits[:] = [e for e in ctx.result.edits
+                           if not any(start <= e.start and e.end <= end
+                                      and not (e.start == e.end and e.start in (start, end))
+                                      for start, end in replaced)]
+    ctx.result.edits.append(Edit(cast.start_byte, value.start_byte, opening.encode()))
+    ctx.result.edits.append(Edit(value.end_byte, cast.end_byte, closing.encode()))
+    return f"{opening}{ctx.text(value).decode()}{closing}"
+
+
 def _advice(target: str) -> str:
     if target == "half":
         return "Convert through float with HIP's functions: __float2half(__bfloat162float(v))"
     return "Convert through float with HIP's functions: __float2bfloat16(__half2float(v))"
 
 
-def analyze_half_bfloat16(ctx: "_FileContext") -> None:
-    """Report (HP1218) each conversion between the half and bfloat16 types hipport can see in one file.
+def analyze_half_bfloat16(ctx: "_FileContext", fix: bool = False) -> None:
+    """Report (HP1218) each conversion between the half and bfloat16 types hipport can see in one
+    file; with ``fix``, rewrite the casts through float instead (HP2044).
 
     Args:
-        ctx: the analysis context of one file (:class:`hipport.analyze._FileContext`); findings
-            go to ``ctx.result.findings``. Nothing is edited.
+        ctx: the analysis context of one file (:class:`hipport.analyze._FileContext`), after the
+            identifier renames; findings go to ``ctx.result.findings``, edits (only with ``fix``)
+            to ``ctx.result.edits``.
+        fix: ``convert --fix``.
     """
     if _PREFILTER.search(ctx.source) is None:
         return
@@ -98,6 +141,10 @@ def analyze_half_bfloat16(ctx: "_FileContext") -> None:
             continue
         ((type_text, declared_depth),) = entries
         source = _kind(type_text)
-        if declared_depth == depth and source is not None and source != target:
+        if declared_depth == depth and source is not None and source != target and fix:
+            rewritten = _rewrite_through_float(ctx, node, value, target)
+            ctx.report("half-bfloat16-converted", node, name=target_text.strip(),
+                       what=f"cast of {ctx.text(value).decode()}, a {type_text}", rewritten=rewritten)
+        elif declared_depth == depth and source is not None and source != target:
             ctx.report("half-bfloat16-conversion", node, name=target_text.strip(),
                        what=f"cast of {ctx.text(value).decode()}, a {type_text}", advice=_advice(target))

@@ -313,6 +313,7 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "register-keyword": frozenset({"name", "where"}),
     "register-removed": frozenset({"name", "where"}),
     "half-bfloat16-conversion": frozenset({"name", "what", "advice"}),
+    "half-bfloat16-converted": frozenset({"name", "what", "rewritten"}),
     "group-shuffle-type": frozenset({"name", "group", "type", "value", "advice"}),
     "integer-handle": frozenset({"name", "operation", "cuda_definition", "hip", "hip_definition", "advice"}),
     "integer-handle-fixed": frozenset({"name", "operation", "rewritten", "cuda_definition", "hip", "hip_definition"}),

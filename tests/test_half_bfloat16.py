@@ -49,3 +49,39 @@ def test_reported_lines_are_where_clang_stops(toolchain, tmp_path):
     notes = {int(m) - shift for m in re.findall(r"halves\.hip:(\d+):\d+: note: in instantiation", stderr)}
     assert errors == {8, 13, 15}  # 8: the cast in the template
     assert notes == {20}
+
+
+FIXED_EXPECTED = [
+    (13, 10, "HP2044", "__half, cast of b[i], a __nv_bfloat16: rewritten to __float2half_rn(__bfloat162float(b[i])), "
+     "CUDA 12.4's own definition of this conversion (cuda_bf16.h), since the cast is ambiguous in HIP 6.4"),
+    (15, 13, "HP2044", "__nv_bfloat16, cast of one, a __half: rewritten to __float2bfloat16(__half2float(one)), "
+     "CUDA 12.4's own definition of this conversion (cuda_bf16.h), since the cast is ambiguous in HIP 6.4"),
+    (20, 3, "HP1218", f"recast, template arguments <__half, __nv_bfloat16>: {TAIL}"),
+]
+
+
+def test_fix_rewrites_the_casts_through_float(toolchain, tmp_path):
+    """--fix: the two direct casts become CUDA's conversions through float (HP2044); the generic
+    cast in the template keeps HP1218 and is then the only line clang stops at."""
+    out = tmp_path / "out"
+    report = convert_tree(FIXTURE.parent, out, ConvertOptions(jobs=1, fix=True)).report
+    assert [(f.line, f.column, f.rule_id, f.message) for f in report.findings
+            if f.rule_id in ("HP1218", "HP2044") and f.path.endswith("halves.cu")] == FIXED_EXPECTED
+    ported = (out / "halves.hip").read_text()
+    assert "  h[i] = __float2half_rn(__bfloat162float(b[i]));\n" in ported
+    assert "  back[i] = __float2bfloat16(__half2float(one));\n" in ported
+    assert "  f[i] = static_cast<float>(b[i]);\n" in ported
+    shift = ported.count("\n") - FIXTURE.read_text().count("\n")
+    try:
+        toolchain.compile_amd(out / "halves.hip", tmp_path / "h.o", ["gfx90a", "gfx1100"], ["-fsyntax-only"])
+        stderr = ""
+    except CompileError as exc:
+        stderr = exc.stderr
+    assert {int(m) - shift for m in re.findall(r"halves\.hip:(\d+):\d+: error", stderr)} == {8}
+    # Without the template, the fixed port compiles for AMD and as HIP on NVIDIA.
+    direct = ported[:ported.index("template <typename To")] + ported[ported.index("__global__ void direct"):]
+    direct = direct.replace("  recast<__half, __hip_bfloat16><<<1, 32>>>(h, b, n);\n", "")
+    direct = direct.replace("  recast<float, __hip_bfloat16><<<1, 32>>>(f, b, n);\n", "")
+    (tmp_path / "direct.hip").write_text(direct)
+    toolchain.compile_amd(tmp_path / "direct.hip", tmp_path / "direct.o", ["gfx90a", "gfx1100"])
+    toolchain.compile_nvidia(tmp_path / "direct.hip", tmp_path / "direct-nvidia.o", link=False)
