@@ -900,7 +900,7 @@ def analyze_file(
     analyze_surface_calls(ctx, fix)
     analyze_cuda_version_macros(ctx, fix, _implicit_include_offset(ctx))
     analyze_handle_types(ctx, fix)
-    analyze_group_shuffles(ctx)
+    analyze_group_shuffles(ctx, fix)
     analyze_half_bfloat16(ctx, fix)
     analyze_unported_case_labels(ctx)
     analyze_context_create_params(ctx)

@@ -315,6 +315,7 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "half-bfloat16-conversion": frozenset({"name", "what", "advice"}),
     "half-bfloat16-converted": frozenset({"name", "what", "rewritten"}),
     "group-shuffle-type": frozenset({"name", "group", "type", "value", "advice"}),
+    "group-shuffle-components": frozenset({"name", "group", "type", "value"}),
     "integer-handle": frozenset({"name", "operation", "cuda_definition", "hip", "hip_definition", "advice"}),
     "integer-handle-fixed": frozenset({"name", "operation", "rewritten", "cuda_definition", "hip", "hip_definition"}),
     "warp-32bit-mask": frozenset({"name", "what"}),
