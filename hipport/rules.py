@@ -300,6 +300,7 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "grid-constant": frozenset({"name", "macro", "where"}),
     "port-defined": frozenset({"name", "hip", "what"}),
     "port-defined-overload": frozenset({"name", "signatures", "what"}),
+    "surface-layer-face": frozenset({"name", "layer_face", "where", "data", "ockl", "hip_form"}),
     "surface-boundary-mode": frozenset({"name", "mode", "reason", "advice"}),
     "surface-boundary-dropped": frozenset({"name", "mode", "action", "where", "effect"}),
     "image-api-gfx94x": frozenset({"name"}),
