@@ -45,6 +45,7 @@ from .device_context import analyze_device_context, device_code
 from .register_keyword import analyze_register_keyword
 from .syncwarp import analyze_syncwarp
 from .grid_constant import analyze_grid_constant
+from .port_definitions import analyze_port_definitions
 from .surface_calls import analyze_surface_calls
 from .version_macros import analyze_cuda_version_macros
 from .handle_types import analyze_handle_types
@@ -895,11 +896,12 @@ def analyze_file(
     analyze_register_keyword(ctx, fix)
     analyze_syncwarp(ctx, fix)
     analyze_grid_constant(ctx)
+    analyze_port_definitions(ctx)
     analyze_surface_calls(ctx, fix)
     analyze_cuda_version_macros(ctx, fix, _implicit_include_offset(ctx))
     analyze_handle_types(ctx, fix)
-    analyze_group_shuffles(ctx)
-    analyze_half_bfloat16(ctx)
+    analyze_group_shuffles(ctx, fix)
+    analyze_half_bfloat16(ctx, fix)
     analyze_unported_case_labels(ctx)
     analyze_context_create_params(ctx)
     analyze_struct_member_spellings(ctx)

@@ -36,6 +36,7 @@ import re
 from typing import TYPE_CHECKING
 
 from .edits import Edit
+from .port_definitions import file_newline, insert_once
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -54,21 +55,6 @@ DEFINITION_BLOCK = ("#ifndef {macro}{nl}"
                     "#endif{nl}")
 _NAME = re.compile(rb"(?<![A-Za-z0-9_$])__grid_constant__(?![A-Za-z0-9_$])")
 _MACRO_BODIES = ("preproc_arg",)
-
-
-def _top_declaration_start(ctx: "_FileContext", node: "tree_sitter.Node") -> int:
-    """Byte offset of the line start of the declaration at file scope that holds ``node``: a
-    child of the translation unit, or of the include guard that wraps the whole file (so the
-    definitions land after the guard's ``#define`` and the includes before the declaration)."""
-    from .analyze import _include_guard
-
-    guard = _include_guard(ctx)
-    top = node
-    while top.parent is not None and top.parent.type != "translation_unit" \
-            and not (guard is not None and top.parent.start_byte == guard.start_byte
-                     and top.parent.end_byte == guard.end_byte):
-        top = top.parent
-    return ctx.source.rfind(b"\n", 0, top.start_byte) + 1
 
 
 def _parameter_name(node: "tree_sitter.Node") -> str:
@@ -102,7 +88,7 @@ def analyze_grid_constant(ctx: "_FileContext") -> None:
     if mapping is None or not mapping.hip:
         return
     macro = mapping.hip
-    first: int | None = None
+    first: "tree_sitter.Node | None" = None
     for match in _NAME.finditer(ctx.source):
         node = ctx.node_at(match.start(), match.end())
         if node.type == CUDA_NAME:  # the qualifier keyword of tree-sitter-cuda, in code
@@ -114,9 +100,7 @@ def analyze_grid_constant(ctx: "_FileContext") -> None:
         else:
             continue  # a comment, a string, an #error line
         if first is None:
-            first = _top_declaration_start(ctx, node)
+            first = node
         ctx.report("grid-constant", ctx.point(match.start()), name=CUDA_NAME, macro=macro, where=where)
     if first is not None:
-        newline = "\r\n" if b"\r\n" in ctx.source else "\n"
-        block = DEFINITION_BLOCK.format(macro=macro, nl=newline).encode()
-        ctx.result.edits.append(Edit(first, first, block))
+        insert_once(ctx, first, DEFINITION_BLOCK.format(macro=macro, nl=file_newline(ctx)))

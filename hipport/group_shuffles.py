@@ -17,6 +17,20 @@ variable of the enclosing function or file scope, an array element, a member of 
 file) to be a CUDA vector type (``uint4``, ``float2`` ...), a half or bfloat16 type, or a struct,
 class or union the file defines. An ``int``, ``float``, a typedef or a type hipport cannot see is
 not reported.
+
+With ``convert --fix`` a shuffle of a CUDA vector type (``uint4``, ``float2``, ``int3`` ...) is
+rewritten to a function the port defines once in the file (:func:`hipport.port_definitions.insert_once`)
+and reported as HP2045 (info) in place of HP1217::
+
+    tile.shfl_xor(v, 1)   ->  hipport_shfl_xor(tile, v, 1)
+
+On AMD the function shuffles each component from the same source lane (the lane depends only on
+the group, the lane argument and the width, never on the value) and builds the vector again,
+which is what CUDA's shuffle of the whole value as 32-bit words gives; the arguments are
+evaluated once, as in the call. In C++ every HIP vector type is ``HIP_vector_type<T, N>``
+(amd_hip_vector_types.h line 1157, ``__MAKE_VECTOR_TYPE__``), so one template per shuffle covers
+them all. Where the port is compiled as HIP on NVIDIA it calls the group's own shuffle. Half,
+bfloat16 and struct values keep HP1217.
 """
 
 from __future__ import annotations
@@ -26,7 +40,9 @@ from typing import TYPE_CHECKING
 
 from .group_members import _PREFILTER as _GROUP_PREFILTER
 from .group_members import _group_of_object, _Scopes
+from .edits import Edit
 from .handle_types import Declarations
+from .port_definitions import file_newline, insert_once
 
 if TYPE_CHECKING:
     from .analyze import _FileContext
@@ -40,6 +56,33 @@ _HALF = frozenset({"__half", "__half2", "half", "half2", "__nv_bfloat16", "__nv_
                    "nv_bfloat162", "__half_raw", "__half2_raw"})
 _CALL = re.compile(rb"(?:\.|->)\s*(shfl(?:_up|_down|_xor)?)\s*\(")
 _RECORDS = frozenset({"struct_specifier", "class_specifier", "union_specifier"})
+#: The definitions --fix inserts before the first rewritten shuffle (``{nl}``: the file's line ending).
+SHUFFLE_BLOCK = (
+    "#ifndef HIPPORT_GROUP_SHUFFLES_DEFINED{nl}"
+    "#define HIPPORT_GROUP_SHUFFLES_DEFINED{nl}"
+    "#if defined(__HIP_PLATFORM_NVIDIA__) /* HIP on NVIDIA: the group's own shuffle, any type */{nl}"
+    "#define HIPPORT_GROUP_SHUFFLE(op) \\{nl}"
+    "  template <typename Group, typename T, typename... Args> \\{nl}"
+    "  __device__ inline T hipport_##op(const Group &group, const T &value, Args... args) { \\{nl}"
+    "    return group.op(value, args...); \\{nl}"
+    "  }{nl}"
+    "#else /* hipport (HP2045): HIP 6.4.3's group shuffles take integers and floating point only: "
+    "one shuffle per component, from the same lane */{nl}"
+    "#define HIPPORT_GROUP_SHUFFLE(op) \\{nl}"
+    "  template <typename Group, typename T, unsigned int N, typename... Args> \\{nl}"
+    "  __device__ inline HIP_vector_type<T, N> hipport_##op(const Group &group, const HIP_vector_type<T, N> &value, \\{nl}"
+    "                                                      Args... args) { \\{nl}"
+    "    HIP_vector_type<T, N> result = value; \\{nl}"
+    "    for (unsigned int i = 0; i < N; ++i) result.data[i] = group.op(static_cast<T>(value.data[i]), args...); \\{nl}"
+    "    return result; \\{nl}"
+    "  }{nl}"
+    "#endif{nl}"
+    "HIPPORT_GROUP_SHUFFLE(shfl){nl}"
+    "HIPPORT_GROUP_SHUFFLE(shfl_up){nl}"
+    "HIPPORT_GROUP_SHUFFLE(shfl_down){nl}"
+    "HIPPORT_GROUP_SHUFFLE(shfl_xor){nl}"
+    "#undef HIPPORT_GROUP_SHUFFLE{nl}"
+    "#endif{nl}")
 
 
 def _records(ctx: "_FileContext") -> set[str]:
@@ -86,13 +129,16 @@ def _value_type(declarations: Declarations, node) -> str | None:
     return type_text.replace("struct ", "").replace("class ", "").strip() if declared_depth == depth else None
 
 
-def analyze_group_shuffles(ctx: "_FileContext") -> None:
-    """Report (HP1217) each cooperative-groups shuffle of a vector, half or struct value in one file.
+def analyze_group_shuffles(ctx: "_FileContext", fix: bool = False) -> None:
+    """Report (HP1217) each cooperative-groups shuffle of a vector, half or struct value in one
+    file; with ``fix``, rewrite those of vector values instead (HP2045, see the module docstring).
 
     Args:
         ctx: the analysis context of one file (:class:`hipport.analyze._FileContext`); findings
-            go to ``ctx.result.findings``. Nothing is edited.
+            go to ``ctx.result.findings``, edits (only with ``fix``) to ``ctx.result.edits``.
+        fix: ``convert --fix``.
     """
+    first_rewritten = None
     source = ctx.source
     if b"shfl" not in source or _GROUP_PREFILTER.search(source) is None:
         return
@@ -121,6 +167,13 @@ def analyze_group_shuffles(ctx: "_FileContext") -> None:
         if type_text is None:
             continue
         vector = _VECTOR.match(type_text)
+        if vector and fix:
+            shuffle = match.group(1).decode()
+            _rewrite_shuffle(ctx, call, expression, obj, arguments, shuffle)
+            first_rewritten = first_rewritten or call
+            ctx.report("group-shuffle-components", call, name=shuffle, group=found[0], type=type_text,
+                       value=ctx.text(value).decode())
+            continue
         if vector:
             count = int(vector.group(1))
             shown, group, shuffle = ctx.text(value).decode(), ctx.text(obj).decode(), match.group(1).decode()
@@ -134,3 +187,15 @@ def analyze_group_shuffles(ctx: "_FileContext") -> None:
             continue
         ctx.report("group-shuffle-type", call, name=match.group(1).decode(), group=found[0], type=type_text,
                    value=ctx.text(value).decode(), advice=advice)
+    if first_rewritten is not None:
+        insert_once(ctx, first_rewritten, SHUFFLE_BLOCK.replace("{nl}", file_newline(ctx)))
+
+
+def _rewrite_shuffle(ctx: "_FileContext", call, expression, obj, arguments, shuffle: str) -> None:
+    """``g.shfl_xor(v, m)`` -> ``hipport_shfl_xor(g, v, m)`` (``p->shfl(v, l)`` ->
+    ``hipport_shfl(*(p), v, l)``): an insertion before the group object and a replacement of the
+    text from its end to the argument list's ``(``, so edits inside the arguments still apply."""
+    through_pointer = ctx.text(expression)[obj.end_byte - expression.start_byte:].lstrip().startswith(b"->")
+    opening = f"hipport_{shuffle}(" + ("*(" if through_pointer else "")
+    ctx.result.edits.append(Edit(obj.start_byte, obj.start_byte, opening.encode()))
+    ctx.result.edits.append(Edit(obj.end_byte, arguments.start_byte + 1, b"), " if through_pointer else b", "))

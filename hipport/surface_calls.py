@@ -122,6 +122,9 @@ def analyze_surface_calls(ctx: "_FileContext", fix: bool) -> None:
         call, template = found
         name = match.group().decode()
         entry = functions[name]
+        if entry.get("hip_layer_face"):
+            _report_layer_face(ctx, call, template, name, entry, table["hip_header"])
+            continue
         if entry.get("hip_coordinates", entry["coordinates"]) != entry["coordinates"] or entry.get("hip_pointer_write"):
             continue
         arguments = [a for a in call.child_by_field_name("arguments").named_children if a.type != "comment"]
@@ -191,6 +194,26 @@ def analyze_surface_calls(ctx: "_FileContext", fix: bool) -> None:
             ctx.result.call_rewrites.append(
                 (name, f"the value form becomes HIP's pointer form in an immediately invoked lambda returning {element}",
                  point[0] + 1, point[1] + 1))
+
+
+def _report_layer_face(ctx: "_FileContext", call, template, name: str, entry: dict, header: str) -> None:
+    """HP2046 at a call of a cubemap layered surface function, whose one CUDA layerFace argument
+    HIP splits into face and layer (``hip_layer_face`` in rules/hip_headers/surface_functions.yaml)."""
+    arguments = [a for a in call.child_by_field_name("arguments").named_children if a.type != "comment"]
+    last = ctx.text(arguments[-1]).decode("utf-8", "replace").strip() if arguments else ""
+    value_form = entry["access"] == "read" and template is not None and (
+        len(arguments) == 4 or (len(arguments) == 5 and _MODE.fullmatch(last) is not None))
+    first = 1 if value_form else 2  # the x coordinate
+    layer_face = ctx.text(arguments[first + 2]).decode("utf-8", "replace") if len(arguments) > first + 2 else "layerFace"
+    data = ("takes the value by pointer (T *data) where CUDA's takes it by value, and "
+            if entry.get("hip_pointer_write") else "")
+    if entry.get("hip_uncompilable"):
+        hip_form = (f"none compiles in HIP 6.4.3 ({entry['hip_uncompilable']}); write the data another way, such as "
+                    f"a 2D layered surface with surf2DLayeredwrite at layer {layer_face}")
+    else:
+        hip_form = f"{name}(&value, surface, x, y, ({layer_face}) % 6, ({layer_face}) / 6)"
+    ctx.report("surface-layer-face", call, name=name, layer_face=layer_face,
+               where=f"{header}:{entry['hip_line']}", data=data, ockl=entry["hip_layer_face"], hip_form=hip_form)
 
 
 def _effect(mode: str | None) -> str:

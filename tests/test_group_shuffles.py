@@ -98,3 +98,47 @@ def test_error_without_its_own_stack_shares_the_instantiation_printed_before():
         ("/h/other.h", 12, []),
         ("/h/groups.h", 900, []),
     ]
+
+
+FIXED = [
+    (18, 13, "HP2045", "thread_block_tile::shfl_xor of mine.hi, a uint4: rewritten to hipport_shfl_xor, which the port "
+     "defines once in the file: on AMD one shuffle per component from the same lane (HIP 6.4's cooperative-groups "
+     "shuffles take integer and floating-point types only), the group's own shuffle where it is compiled as HIP on "
+     "NVIDIA"),
+    (23, 10, "HP1217", f"thread_block_tile::shfl of pair, a __half2: {TAIL}"),
+    (25, 10, "HP1217", f"thread_block_tile::shfl of both, a Pair: {TAIL}"),
+    (28, 9, "HP2045", "coalesced_group::shfl of two, a float2: rewritten to hipport_shfl, which the port defines once "
+     "in the file: on AMD one shuffle per component from the same lane (HIP 6.4's cooperative-groups shuffles take "
+     "integer and floating-point types only), the group's own shuffle where it is compiled as HIP on NVIDIA"),
+]
+
+
+def test_fix_shuffles_vectors_per_component(toolchain, tmp_path):
+    """--fix: the uint4 and float2 shuffles call the port's per-component shuffles, defined once
+    before the kernel; the __half2 and struct shuffles keep HP1217 and are then the only calls
+    clang rejects. Without them the fixed port compiles for gfx90a, gfx1100 and as HIP on NVIDIA."""
+    from hipport.group_shuffles import SHUFFLE_BLOCK
+
+    out = tmp_path / "out"
+    report = convert_tree(FIXTURE.parent, out, ConvertOptions(jobs=1, fix=True)).report
+    assert [(f.line, f.column, f.rule_id, f.message) for f in report.findings
+            if f.rule_id in ("HP1217", "HP2045") and f.path.endswith("shuffles.cu")] == FIXED
+    ported = (out / "shuffles.hip").read_text()
+    block = SHUFFLE_BLOCK.replace("{nl}", "\n")
+    assert ported.count("HIPPORT_GROUP_SHUFFLES_DEFINED") == 2
+    assert block + "__global__ void rotate(" in ported
+    assert "  mine.hi = hipport_shfl_xor(tile, mine.hi, 1);\n" in ported
+    assert "  mine.lo.x = tile.shfl_down(mine.lo.x, 2);\n" in ported
+    assert "  two = hipport_shfl(active, two, 0);\n" in ported
+    shift = ported.count("\n") - FIXTURE.read_text().count("\n")
+    try:
+        toolchain.compile_amd(out / "shuffles.hip", tmp_path / "s.o", ["gfx90a"], ["-fsyntax-only"])
+        stderr = ""
+    except CompileError as exc:
+        stderr = exc.stderr
+    notes = {int(m) - shift for m in re.findall(r"shuffles\.hip:(\d+):\d+: note: in instantiation", stderr)}
+    assert notes == {23, 25}
+    vectors_only = ported.replace("  pair = tile.shfl(pair, 0);\n", "").replace("  both = tile.shfl(both, 3);\n", "")
+    (tmp_path / "vectors.hip").write_text(vectors_only)
+    toolchain.compile_amd(tmp_path / "vectors.hip", tmp_path / "v.o", ["gfx90a", "gfx1100"])
+    toolchain.compile_nvidia(tmp_path / "vectors.hip", tmp_path / "v-nvidia.o", link=False)

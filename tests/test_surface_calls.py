@@ -170,3 +170,72 @@ def test_the_table_is_the_headers():
         assert bool(modes) == bool(entry.get("hip_mode")), name
         assert len(hip_parameters) - 2 - len(modes) == entry.get("hip_coordinates", entry["coordinates"]), name
         assert hip_parameters[0].startswith("T* data") == (entry["access"] == "read" or bool(entry.get("hip_pointer_write"))), name
+
+
+CUBEMAP_LAYERED = """\
+#include <cuda_runtime.h>
+
+__global__ void cube(cudaSurfaceObject_t surface, int layer) {
+  float4 v;
+  surfCubemapLayeredread(&v, surface, threadIdx.x * 16, threadIdx.y, layer * 6 + 2);
+  float w = surfCubemapLayeredread<float>(surface, 0, 0, 5, cudaBoundaryModeZero);
+  surfCubemapLayeredwrite(v, surface, threadIdx.x * 16, threadIdx.y, layer * 6 + 3);
+  surf2Dwrite(w, surface, 0, 0);
+}
+"""
+
+LAYER_FACE = ("{name} with layerFace {lf}: HIP 6.4.3's {name} (hip/amd_detail/amd_surface_functions.h:{line}) {data}"
+              "takes int face, int layer where CUDA's takes one layerFace (layer * 6 + face, the layout CUDA documents "
+              "for cubemap layered arrays), so the call does not compile as written; and HIP's body passes layer to "
+              "{ockl}, whose last argument is a mip level in HIP's image library, so check the ported call on the GPU")
+
+
+@pytest.mark.parametrize("fix", [False, True])
+def test_cubemap_layered_calls_are_reported_where_they_fail(tmp_path, toolchain, fix):
+    """HP2046 at each surfCubemapLayeredread/write (pointer and value forms), with and without
+    --fix; the port fails to compile on exactly those lines."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "kernels.cu").write_text(CUBEMAP_LAYERED)
+    out = tmp_path / "out"
+    report = convert_tree(src, out, ConvertOptions(fix=fix, jobs=1)).report
+    read = dict(name="surfCubemapLayeredread", line=223, data="", ockl="__ockl_image_load_lod_CM, ockl_image.h line 59")
+    write = dict(name="surfCubemapLayeredwrite", line=234,
+                 data="takes the value by pointer (T *data) where CUDA's takes it by value, and ",
+                 ockl="__ockl_image_store_lod_CM, ockl_image.h line 87")
+    assert [(f.line, f.column, f.rule_id, f.severity, f.message, f.fix) for f in report.findings
+            if f.rule_id == "HP2046"] == [
+        (5, 3, "HP2046", "error", LAYER_FACE.format(lf="layer * 6 + 2", **read),
+         "HIP's form: surfCubemapLayeredread(&value, surface, x, y, (layer * 6 + 2) % 6, (layer * 6 + 2) / 6); "
+         "compare the result on the GPU with CUDA's"),
+        (6, 13, "HP2046", "error", LAYER_FACE.format(lf="5", **read),
+         "HIP's form: surfCubemapLayeredread(&value, surface, x, y, (5) % 6, (5) / 6); compare the result on the GPU "
+         "with CUDA's"),
+        (7, 3, "HP2046", "error", LAYER_FACE.format(lf="layer * 6 + 3", **write),
+         "HIP's form: none compiles in HIP 6.4.3 (its body converts the T *data pointer itself with "
+         "__hipMapTo<float4::Native_vec_>(data) (line 238), which no pointer type satisfies); write the data another "
+         "way, such as a 2D layered surface with surf2DLayeredwrite at layer layer * 6 + 3; compare the result on the "
+         "GPU with CUDA's"),
+    ]
+    with pytest.raises(CompileError) as failure:
+        toolchain.compile_amd(out / "kernels.hip", tmp_path / "k.o", ("gfx90a",), ["-fsyntax-only"])
+    assert {int(m.group(1)) for m in re.finditer(r"kernels\.hip:(\d+):\d+: error:", failure.value.stderr)} == {5, 6, 7}
+    # HIP's read form and the suggested layered write, as the findings say, compile for both targets;
+    # HIP's own surfCubemapLayeredwrite does not, for any element type.
+    hip_form = (out / "kernels.hip").read_text()
+    hip_form = hip_form.replace("surfCubemapLayeredread(&v, surface, threadIdx.x * 16, threadIdx.y, layer * 6 + 2)",
+                                "surfCubemapLayeredread(&v, surface, threadIdx.x * 16, threadIdx.y, (layer * 6 + 2) % 6, "
+                                "(layer * 6 + 2) / 6)")
+    hip_form = re.sub(r"surfCubemapLayeredread<float>\(surface, 0, 0, 5[^)]*\)",
+                      "[&]() -> float { float r; surfCubemapLayeredread(&r, surface, 0, 0, (5) % 6, (5) / 6); return r; }()",
+                      hip_form)
+    hip_form = hip_form.replace("surfCubemapLayeredwrite(v, surface, threadIdx.x * 16, threadIdx.y, layer * 6 + 3)",
+                                "surf2DLayeredwrite(v, surface, threadIdx.x * 16, threadIdx.y, layer * 6 + 3)")
+    (tmp_path / "hip_form.hip").write_text(hip_form)
+    toolchain.compile_amd(tmp_path / "hip_form.hip", tmp_path / "h.o", ("gfx90a", "gfx1100"))
+    broken = hip_form.replace("surf2DLayeredwrite(v, surface, threadIdx.x * 16, threadIdx.y, layer * 6 + 3)",
+                              "surfCubemapLayeredwrite(&v, surface, threadIdx.x * 16, threadIdx.y, 3, layer)")
+    (tmp_path / "broken.hip").write_text(broken)
+    with pytest.raises(CompileError) as failure:
+        toolchain.compile_amd(tmp_path / "broken.hip", tmp_path / "b.o", ("gfx90a",), ["-fsyntax-only"])
+    assert "no matching function for call to '__hipMapTo'" in failure.value.stderr
