@@ -30,6 +30,7 @@ import re
 import tree_sitter
 
 from .edits import Edit
+from .parse import nodes_of_kinds
 
 #: HIP's vector type names (hip/amd_detail/amd_hip_vector_types.h: ``__MAKE_VECTOR_TYPE__``).
 VECTOR_TYPES = frozenset(f"{base}{n}" for base in (
@@ -138,14 +139,27 @@ def _line_end(source: bytes, offset: int) -> int:
     return len(source) if end < 0 else end + 1
 
 
-def _definitions(ctx):
-    stack = [ctx.root]
-    while stack:
-        node = stack.pop()
-        if node.type == "function_definition":
-            yield node
-            continue  # local classes inside function bodies are left out
-        stack.extend(reversed(node.named_children))
+def outermost_definitions(ctx) -> list[tree_sitter.Node]:
+    """The function definitions of ``ctx``'s file (``ctx.root``) that are not inside another one
+    (local classes inside function bodies are left out), in source order.
+
+    One query finds every definition, sorted outer before inner, and a definition starting
+    inside the last one kept is nested in it (tree nodes do not overlap, and a definition is
+    never empty): the same nodes as a walk that stops at each definition, at a fraction of its
+    cost. The list is kept in ``ctx.cache`` (where the context has one) for the other passes.
+    """
+    cache = getattr(ctx, "cache", None)
+    if cache is not None and "outermost_definitions" in cache:
+        return cache["outermost_definitions"]
+    found = []
+    end = -1
+    for node in nodes_of_kinds(ctx.root, ("function_definition",)):
+        if node.start_byte >= end:
+            found.append(node)
+            end = node.end_byte
+    if cache is not None:
+        cache["outermost_definitions"] = found
+    return found
 
 
 def _newline(source: bytes) -> bytes:
@@ -166,7 +180,7 @@ def analyze_collisions(ctx) -> None:
     seen: dict[tuple, list[tuple[tree_sitter.Node, tuple[str, ...]]]] = {}
     guards = 0
     guarded: set[int] = set()
-    for definition in _definitions(ctx):
+    for definition in outermost_definitions(ctx):
         declarator = _function_declarator(definition)
         if declarator is None:
             continue
