@@ -30,7 +30,7 @@ import re
 import tree_sitter
 
 from .edits import Edit
-from .parse import nodes_of_kinds
+from .parse import file_nodes
 
 #: HIP's vector type names (hip/amd_detail/amd_hip_vector_types.h: ``__MAKE_VECTOR_TYPE__``).
 VECTOR_TYPES = frozenset(f"{base}{n}" for base in (
@@ -153,7 +153,7 @@ def outermost_definitions(ctx) -> list[tree_sitter.Node]:
         return cache["outermost_definitions"]
     found = []
     end = -1
-    for node in nodes_of_kinds(ctx.root, ("function_definition",)):
+    for node in file_nodes(ctx, "function_definition"):
         if node.start_byte >= end:
             found.append(node)
             end = node.end_byte

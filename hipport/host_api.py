@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 import tree_sitter
 
 from .edits import Edit
-from .parse import nodes_of_kinds
+from .parse import file_nodes, nodes_of_kinds
 from .resources import load_data_yaml
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ def analyze_unported_case_labels(ctx: "_FileContext") -> None:
     """
     if b"case" not in ctx.source:
         return
-    for case in list(_descendants(ctx.root, "case_statement")):
+    for case in list(file_nodes(ctx, "case_statement")):
         value = case.child_by_field_name("value")
         if value is None or value.type != "identifier":
             continue
@@ -317,7 +317,7 @@ def analyze_initialised_vlas(ctx: "_FileContext") -> None:
         return
     source = ctx.source
     constants = None  # the file's macro and enumerator names, read when a candidate array needs them
-    for declarator in list(_descendants(ctx.root, "init_declarator")):
+    for declarator in list(file_nodes(ctx, "init_declarator")):
         array = declarator.child_by_field_name("declarator")
         value = declarator.child_by_field_name("value")
         if array is None or array.type != "array_declarator" or value is None or value.type != "initializer_list":
@@ -332,7 +332,7 @@ def analyze_initialised_vlas(ctx: "_FileContext") -> None:
             continue
         if constants is None:
             constants = set(re.findall(rb"#\s*define\s+([A-Za-z_]\w*)", source))
-            for enumerator in _descendants(ctx.root, "enumerator"):
+            for enumerator in file_nodes(ctx, "enumerator"):
                 enumerator_name = enumerator.child_by_field_name("name")
                 if enumerator_name is not None:
                     constants.add(ctx.text(enumerator_name))
