@@ -60,21 +60,28 @@ def _parameters(declarator: tree_sitter.Node) -> list[tree_sitter.Node]:
 def _parameter_type(ctx, parameter: tree_sitter.Node, mapped: bool) -> str:
     """The type of a parameter as tokens (its name and default value left out), CUDA names
     mapped to their HIP names when ``mapped``."""
+    return _parameter_types(ctx, parameter)[1 if mapped else 0]
+
+
+def _parameter_types(ctx, parameter: tree_sitter.Node) -> tuple[str, str]:
+    """(:func:`_parameter_type` unmapped, mapped) of ``parameter``, from one tokenization."""
     end = parameter.end_byte
     default = parameter.child_by_field_name("default_value")
     if default is not None:
         end = default.start_byte
     text = ctx.source[parameter.start_byte:end].rstrip().rstrip(b"=")
     name = _declared_name(parameter)
-    tokens = []
+    tokens, mapped_tokens = [], []
+    identifiers = ctx.rules.identifiers
     for match in _TOKEN.finditer(text):
         if name is not None and parameter.start_byte + match.start() == name.start_byte:
             continue
         word = match.group().decode("utf-8", "replace")
-        if mapped and (mapping := ctx.rules.identifiers.get(word)) is not None:
-            word = ctx.rules.target(mapping)[0] or word
         tokens.append(word)
-    return " ".join(tokens)
+        if (mapping := identifiers.get(word)) is not None:
+            word = ctx.rules.target(mapping)[0] or word
+        mapped_tokens.append(word)
+    return " ".join(tokens), " ".join(mapped_tokens)
 
 
 def _declared_name(parameter: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -192,8 +199,9 @@ def analyze_collisions(ctx) -> None:
         if name_node.type == "operator_name" and _vector_operator(ctx, definition, name, parameters, newline):
             guarded.add(definition.id)
             continue
-        original = tuple(_parameter_type(ctx, p, False) for p in parameters)
-        mapped = tuple(_parameter_type(ctx, p, True) for p in parameters)
+        types = [_parameter_types(ctx, p) for p in parameters]
+        original = tuple(unmapped for unmapped, _ in types)
+        mapped = tuple(hip for _, hip in types)
         qualifiers = tuple(ctx.text(c).decode() for c in declarator.children if c.type == "type_qualifier")
         key = (_scope(definition, source), name, mapped, qualifiers)
         for earlier, earlier_original in seen.get(key, ()):
