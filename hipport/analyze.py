@@ -173,6 +173,9 @@ class _FileContext:
         self._macro_masks: dict[int, list[tuple[int, int]]] = {}
         self._specifier_macros: SpecifierMacros | None = None
         self._line_starts: list[int] | None = None
+        #: Per-file results that several passes use, computed by the first that needs them
+        #: (key: the function's name, e.g. :func:`hipport.collisions.outermost_definitions`).
+        self.cache: dict[str, object] = {}
 
     def point(self, offset: int) -> tuple[int, int]:
         """0-based (row, byte column) of byte ``offset`` of the source, by binary search in the

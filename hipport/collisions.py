@@ -30,6 +30,7 @@ import re
 import tree_sitter
 
 from .edits import Edit
+from .parse import file_nodes
 
 #: HIP's vector type names (hip/amd_detail/amd_hip_vector_types.h: ``__MAKE_VECTOR_TYPE__``).
 VECTOR_TYPES = frozenset(f"{base}{n}" for base in (
@@ -59,21 +60,28 @@ def _parameters(declarator: tree_sitter.Node) -> list[tree_sitter.Node]:
 def _parameter_type(ctx, parameter: tree_sitter.Node, mapped: bool) -> str:
     """The type of a parameter as tokens (its name and default value left out), CUDA names
     mapped to their HIP names when ``mapped``."""
+    return _parameter_types(ctx, parameter)[1 if mapped else 0]
+
+
+def _parameter_types(ctx, parameter: tree_sitter.Node) -> tuple[str, str]:
+    """(:func:`_parameter_type` unmapped, mapped) of ``parameter``, from one tokenization."""
     end = parameter.end_byte
     default = parameter.child_by_field_name("default_value")
     if default is not None:
         end = default.start_byte
     text = ctx.source[parameter.start_byte:end].rstrip().rstrip(b"=")
     name = _declared_name(parameter)
-    tokens = []
+    tokens, mapped_tokens = [], []
+    identifiers = ctx.rules.identifiers
     for match in _TOKEN.finditer(text):
         if name is not None and parameter.start_byte + match.start() == name.start_byte:
             continue
         word = match.group().decode("utf-8", "replace")
-        if mapped and (mapping := ctx.rules.identifiers.get(word)) is not None:
-            word = ctx.rules.target(mapping)[0] or word
         tokens.append(word)
-    return " ".join(tokens)
+        if (mapping := identifiers.get(word)) is not None:
+            word = ctx.rules.target(mapping)[0] or word
+        mapped_tokens.append(word)
+    return " ".join(tokens), " ".join(mapped_tokens)
 
 
 def _declared_name(parameter: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -138,14 +146,27 @@ def _line_end(source: bytes, offset: int) -> int:
     return len(source) if end < 0 else end + 1
 
 
-def _definitions(ctx):
-    stack = [ctx.root]
-    while stack:
-        node = stack.pop()
-        if node.type == "function_definition":
-            yield node
-            continue  # local classes inside function bodies are left out
-        stack.extend(reversed(node.named_children))
+def outermost_definitions(ctx) -> list[tree_sitter.Node]:
+    """The function definitions of ``ctx``'s file (``ctx.root``) that are not inside another one
+    (local classes inside function bodies are left out), in source order.
+
+    One query finds every definition, sorted outer before inner, and a definition starting
+    inside the last one kept is nested in it (tree nodes do not overlap, and a definition is
+    never empty): the same nodes as a walk that stops at each definition, at a fraction of its
+    cost. The list is kept in ``ctx.cache`` (where the context has one) for the other passes.
+    """
+    cache = getattr(ctx, "cache", None)
+    if cache is not None and "outermost_definitions" in cache:
+        return cache["outermost_definitions"]
+    found = []
+    end = -1
+    for node in file_nodes(ctx, "function_definition"):
+        if node.start_byte >= end:
+            found.append(node)
+            end = node.end_byte
+    if cache is not None:
+        cache["outermost_definitions"] = found
+    return found
 
 
 def _newline(source: bytes) -> bytes:
@@ -166,7 +187,7 @@ def analyze_collisions(ctx) -> None:
     seen: dict[tuple, list[tuple[tree_sitter.Node, tuple[str, ...]]]] = {}
     guards = 0
     guarded: set[int] = set()
-    for definition in _definitions(ctx):
+    for definition in outermost_definitions(ctx):
         declarator = _function_declarator(definition)
         if declarator is None:
             continue
@@ -178,8 +199,9 @@ def analyze_collisions(ctx) -> None:
         if name_node.type == "operator_name" and _vector_operator(ctx, definition, name, parameters, newline):
             guarded.add(definition.id)
             continue
-        original = tuple(_parameter_type(ctx, p, False) for p in parameters)
-        mapped = tuple(_parameter_type(ctx, p, True) for p in parameters)
+        types = [_parameter_types(ctx, p) for p in parameters]
+        original = tuple(unmapped for unmapped, _ in types)
+        mapped = tuple(hip for _, hip in types)
         qualifiers = tuple(ctx.text(c).decode() for c in declarator.children if c.type == "type_qualifier")
         key = (_scope(definition, source), name, mapped, qualifiers)
         for earlier, earlier_original in seen.get(key, ()):

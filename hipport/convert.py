@@ -166,13 +166,13 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, sources: 
     source_digest = digest(data)
     summary = FileSummary(path=file.rel, output=file.out_rel, converted=file.convert)
     if not file.convert:
-        return PortedFile(file, data, summary, source_digest=source_digest)
+        return PortedFile(file, data, summary, source_digest=source_digest, output_digest=source_digest)
     encoding = _wide_encoding(data)
     if encoding:
         summary.converted = False
         summary.findings = filter_and_fingerprint(
             [_finding(rules, "unsupported-encoding", file.rel, 1, 1, encoding=encoding)], b"")
-        return PortedFile(file, data, summary, source_digest=source_digest)
+        return PortedFile(file, data, summary, source_digest=source_digest, output_digest=source_digest)
     from .analyze import analyze_file  # imported here: a conversion that reuses every file parses none
     from .parse import new_parser
 
@@ -215,7 +215,8 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, sources: 
     output = bom + (apply_edits(data, analysis.edits) if analysis.edits else data)
     return PortedFile(file, output, summary, analysis.defines_main, analysis.uses_cuda, analysis.cuda_names,
                       (analysis.renamed, analysis.headers_mapped, analysis.call_rewrites, analysis.type_rewrites),
-                      source_digest=source_digest, deps=_dependencies(resolver, sources.stop_log()))
+                      source_digest=source_digest, deps=_dependencies(resolver, sources.stop_log()),
+                      output_digest="" if analysis.edits else source_digest)  # no edit: the bytes read
 
 
 def _dependencies(resolver: _HeaderResolver, log: dict) -> dict:
@@ -250,10 +251,10 @@ def _port_and_write(file: TreeFile, rules: RuleSet, options: ConvertOptions, tre
     them once every file is ported, so they come back with their content."""
     ported = port_file(file, rules, options, tree, parser, warp_tree, masks)
     if guard is not None and build_file_kind(file.rel) is None:
-        ported.write_status = guard.write(file.out_rel, ported.output, file.mode)
+        ported.output_digest = ported.output_digest or digest(ported.output)
+        ported.write_status = guard.write(file.out_rel, ported.output, file.mode, ported.output_digest)
         ported.record = guard.written.get(file.out_rel, "")
         ported.on_disk = guard.on_disk.get(file.out_rel, "")
-        ported.output_digest = digest(ported.output)
         ported.output = b""
     return ported
 
@@ -586,14 +587,20 @@ def _plan(files: list[TreeFile], options: ConvertOptions, record: Record | None,
         return [], files, None
     contents: dict[str, bytes] = {}
     digests: dict[str, str] = {}
-    for file in files:
-        if build_file_kind(file.rel) is not None:
-            continue
-        try:
-            contents[file.rel] = file.source.read_bytes()
-        except OSError:
-            continue  # port_file reports it as a full conversion does
-        digests[file.rel] = digest(contents[file.rel])
+
+    def read(convert: bool) -> None:
+        for file in files:
+            if file.convert is not convert or build_file_kind(file.rel) is not None:
+                continue
+            try:
+                contents[file.rel] = file.source.read_bytes()
+            except OSError:
+                continue  # port_file reports it as a full conversion does
+            digests[file.rel] = digest(contents[file.rel])
+
+    # The files that are copied, not converted (most of the bytes of a tree with data files),
+    # are read only when a record may be reused: the prepasses read only converted files.
+    read(True)
     inputs = digest_json(sorted([f.rel, digests[f.rel]] for f in files if f.convert and f.rel in contents
                                 and not _wide_encoding(contents[f.rel])))
     previous = record.group("prepasses")
@@ -609,6 +616,7 @@ def _plan(files: list[TreeFile], options: ConvertOptions, record: Record | None,
     record.groups["prepasses"] = {"inputs": inputs, "decisions": decisions}
     if not same:  # the tree-wide decisions changed (or were never recorded): every port may change
         return [], files, prepasses
+    read(False)
     sources = tree_sources(files)
     reused, to_port = [], []
     for file in files:

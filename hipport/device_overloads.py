@@ -24,7 +24,7 @@ from pathlib import Path
 
 import tree_sitter
 
-from .collisions import _function_declarator, _line_end, _line_start, _newline, _parameter_type, _parameters
+from .collisions import outermost_definitions, _function_declarator, _line_end, _line_start, _newline, _parameter_type, _parameters
 from .device_context import function_kind
 from .edits import Edit
 from .resources import data_dir, load_yaml_file
@@ -131,12 +131,7 @@ def analyze_device_overloads(ctx) -> None:
         return
     typedefs, functions = device_overloads()
     newline = _newline(source)
-    stack = [ctx.root]
-    while stack:
-        node = stack.pop()
-        if node.type != "function_definition":
-            stack.extend(reversed(node.named_children))
-            continue
+    for node in outermost_definitions(ctx):
         declarator = _function_declarator(node)
         name_node = declarator.child_by_field_name("declarator") if declarator is not None else None
         if name_node is None or name_node.type != "identifier":

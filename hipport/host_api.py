@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 import tree_sitter
 
 from .edits import Edit
+from .parse import file_nodes, nodes_of_kinds
 from .resources import load_data_yaml
 
 if TYPE_CHECKING:
@@ -44,13 +45,11 @@ _NULL = {b"NULL", b"nullptr", b"0", b"0L", b"(void*)0", b"((void*)0)"}
 _FUNCTIONS = ("function_definition", "lambda_expression")
 
 
-def _descendants(node: tree_sitter.Node, node_type: str):
-    cursor = [node]
-    while cursor:
-        current = cursor.pop()
-        if current.type == node_type:
-            yield current
-        cursor.extend(reversed(current.children))
+def _descendants(node: tree_sitter.Node, node_type: str) -> list[tree_sitter.Node]:
+    """The nodes of type ``node_type`` in the subtree of ``node`` (``node`` included), in source
+    order, outer before inner: one tree-sitter query (:func:`parse.nodes_of_kinds`) instead of a
+    Python walk over every node, which took 3 of the 11 CPU s of converting cuda-samples."""
+    return nodes_of_kinds(node, (node_type,))
 
 
 def _enclosing(node: tree_sitter.Node, types) -> tree_sitter.Node | None:
@@ -109,7 +108,7 @@ def analyze_unported_case_labels(ctx: "_FileContext") -> None:
     """
     if b"case" not in ctx.source:
         return
-    for case in list(_descendants(ctx.root, "case_statement")):
+    for case in list(file_nodes(ctx, "case_statement")):
         value = case.child_by_field_name("value")
         if value is None or value.type != "identifier":
             continue
@@ -317,12 +316,8 @@ def analyze_initialised_vlas(ctx: "_FileContext") -> None:
     if b"[" not in ctx.source:
         return
     source = ctx.source
-    constants = set(re.findall(rb"#\s*define\s+([A-Za-z_]\w*)", source))
-    for enumerator in _descendants(ctx.root, "enumerator"):
-        name = enumerator.child_by_field_name("name")
-        if name is not None:
-            constants.add(ctx.text(name))
-    for declarator in list(_descendants(ctx.root, "init_declarator")):
+    constants = None  # the file's macro and enumerator names, read when a candidate array needs them
+    for declarator in list(file_nodes(ctx, "init_declarator")):
         array = declarator.child_by_field_name("declarator")
         value = declarator.child_by_field_name("value")
         if array is None or array.type != "array_declarator" or value is None or value.type != "initializer_list":
@@ -335,6 +330,12 @@ def analyze_initialised_vlas(ctx: "_FileContext") -> None:
         names = [n for n in _descendants(size, "identifier")]
         if not names or b"sizeof" in ctx.text(size):
             continue
+        if constants is None:
+            constants = set(re.findall(rb"#\s*define\s+([A-Za-z_]\w*)", source))
+            for enumerator in file_nodes(ctx, "enumerator"):
+                enumerator_name = enumerator.child_by_field_name("name")
+                if enumerator_name is not None:
+                    constants.add(ctx.text(enumerator_name))
         variable = False
         for name in names:
             if ctx.text(name) in constants:

@@ -129,9 +129,11 @@ class OutputGuard:
     on_disk: dict[str, str] = field(default_factory=dict)
     incremental: dict | None = None
 
-    def write(self, rel: str, data: bytes, mode: int | None = None) -> str:
+    def write(self, rel: str, data: bytes, mode: int | None = None, data_digest: str | None = None) -> str:
         """Write ``data`` to ``OUT/rel`` unless it already holds exactly that (:data:`UNCHANGED`)
         or was edited by hand since the last conversion (:data:`KEPT_EDITED`, without ``force``).
+        ``data_digest``: the SHA-256 of ``data`` when the caller has it (:func:`digest`; a copied
+        source's is its source digest), so that it is not computed again; None: computed here.
 
         Returns:
             :data:`WRITTEN`, :data:`UNCHANGED` or :data:`KEPT_EDITED`.
@@ -139,7 +141,7 @@ class OutputGuard:
         Raises:
             OSError: as :func:`hipport.emit.atomic_write`.
         """
-        new_digest = digest(data)
+        new_digest = digest(data) if data_digest is None else data_digest
         status = self._decide(rel, new_digest, lambda current: current == data)
         if status is None:
             atomic_write(self.out / rel, data, mode)

@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .alternation import trie_alternation
 from .device_overloads import device_overloads, normalized_type
 
 if TYPE_CHECKING:
@@ -229,6 +230,7 @@ _PATTERNS: dict[tuple[str, ...], re.Pattern[bytes]] = {}
 def _pattern(names: tuple[str, ...]) -> re.Pattern[bytes]:
     """One regex matching any of ``names`` as a whole word followed by ``(`` (cached per name set)."""
     if names not in _PATTERNS:
-        alternatives = b"|".join(re.escape(n.encode("ascii")) for n in sorted(names, key=len, reverse=True))
-        _PATTERNS[names] = re.compile(rb"(?<![A-Za-z0-9_$])(?:" + alternatives + rb")(?=\s*\()")
+        # a trie (hipport.alternation), not a flat alternation: the same matches, several times faster
+        _PATTERNS[names] = re.compile(rb"(?<![A-Za-z0-9_$])" + trie_alternation(n.encode("ascii") for n in names)
+                                      + rb"(?=\s*\()")
     return _PATTERNS[names]

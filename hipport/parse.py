@@ -49,6 +49,39 @@ def nodes_of_kinds(node: tree_sitter.Node, kinds: tuple[str, ...]) -> list[tree_
     return found
 
 
+#: The node kinds :func:`file_nodes` finds with one query over a file, for the passes that each
+#: need one of them over the whole file (function definitions, initialised declarators, case
+#: labels, enumerators): one walk in tree-sitter's C code instead of one per pass.
+FILE_NODE_KINDS = ("function_definition", "init_declarator", "case_statement", "enumerator")
+
+
+def file_nodes(ctx, kind: str) -> list[tree_sitter.Node]:
+    """``nodes_of_kinds(ctx.root, (kind,))``: the nodes of ``kind`` in the whole file, in source
+    order, outer before inner.
+
+    For a kind of :data:`FILE_NODE_KINDS`, one query finds the nodes of all of them on the first
+    call and splits them by kind (filtering a list keeps its order, and the query returns each
+    node once, in the same order as a query for its kind alone); the split is kept in
+    ``ctx.cache`` (a dict) where the context has one. Other kinds, or a context without a
+    cache, are queried on their own. The list returned may be shared: do not modify it.
+
+    Args:
+        ctx: an analysis context with ``root`` (the tree's root node) and, optionally,
+            ``cache`` (:class:`hipport.analyze._FileContext`).
+        kind: a named node kind of the grammar (``"function_definition"``).
+    """
+    cache = getattr(ctx, "cache", None)
+    if cache is None or kind not in FILE_NODE_KINDS:
+        return nodes_of_kinds(ctx.root, (kind,))
+    index = cache.get("file_nodes")
+    if index is None:
+        index = {name: [] for name in FILE_NODE_KINDS}
+        for node in nodes_of_kinds(ctx.root, FILE_NODE_KINDS):
+            index[node.type].append(node)
+        cache["file_nodes"] = index
+    return index[kind]
+
+
 @dataclass(frozen=True, slots=True)
 class ErrorRegion:
     """A region the grammar could not parse: 0-based row/column of its start, and its kind

@@ -102,11 +102,15 @@ _INCLUDE_OPERAND = re.compile(rb'[ \t]*("[^"\n]*"|<[^>\n]*>)')
 _CONTINUATION = re.compile(r"\\\r?\n")
 
 
+#: bytes.translate table: every byte but the newline becomes a blank.
+_BLANKS = bytes(b"\n"[0] if byte == b"\n"[0] else b" "[0] for byte in range(256))
+
+
 def _without_comments(source: bytes) -> bytes:
     """``source`` with each comment replaced by blanks of its length (newlines kept)."""
     def blank(match: re.Match) -> bytes:
         text = match.group()
-        return text if text[:1] in (b'"', b"'") else re.sub(rb"[^\n]", b" ", text)
+        return text if text[:1] in (b'"', b"'") else text.translate(_BLANKS)
     return _COMMENT_OR_LITERAL.sub(blank, source) if b"/" in source else source
 
 

@@ -195,3 +195,19 @@ def test_explain_output_of_a_construct_and_an_unknown_name() -> None:
         "Error: 'cudaMemcpyBatchAsync' is neither a check id or name nor a CUDA name hipport knows (hipport check "
         "reports it as HP2008 unknown-cuda-name; closest known names: cudaMemcpyAsync, cudaMemcpy3DAsync, "
         "cudaMemcpy2DAsync); did you mean cudaMemcpyAsync, cudaMemcpy3DAsync, cudaMemcpy2DAsync?\n")
+
+
+def test_close_matches_is_difflibs_answer():
+    """close_matches stops early but returns difflib.get_close_matches' list (ties: larger string first)."""
+    import difflib
+
+    from hipport.unknown_names import close_matches
+
+    names = ["cudaMalloc", "cudaMallocHost", "cudaMallocManaged", "cudaFree", "cudaMemcpy", "cudaMemset",
+             "cudaMallocPitch", "cudaMalloc3D", "cudaMallocArray", "cudaMalloc_", "cudaMalloD"]
+    assert close_matches("cudaMallc", names) == ["cudaMalloc", "cudaMalloc_", "cudaMalloc3D"]
+    assert close_matches("cudaMallocx", names, n=2) == ["cudaMalloc", "cudaMalloc_"]
+    assert close_matches("zzz", names) == []
+    for word in ("cudaMallc", "cudaMemcp", "cudaMallocHst", "cudaFre", "cudaMalloc", "cudaMallocArr"):
+        for n in (1, 2, 3, 5):
+            assert close_matches(word, names, n=n) == difflib.get_close_matches(word, names, n=n, cutoff=0.6)
