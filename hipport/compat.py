@@ -27,10 +27,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import __version__
-from .cmake import PLATFORM_MODULE, UnitInfo, cmake_listable, included_units, render_cmake, render_platform_module, tree_includes
-from .convert import (ConvertOptions, ConversionResult, _finding, _new_report, _port_all, _tree_prepasses,
-                      _write_generated, finish_conversion, tree_sources)
-from .discover import discover
+from .cmake import (PLATFORM_MODULE, UnitInfo, cmake_listable, included_units, render_cmake, render_platform_module,
+                    tree_includes, units_reaching)
+from .convert import (ConvertOptions, ConversionResult, _finding, _migrate_build_files, _new_report, _port_all,
+                      _tree_prepasses, _write_generated, finish_conversion, tree_sources)
+from .discover import build_file_kind, discover
 from .edits import apply_edits
 from .findings import Finding
 from .makefile_facts import read_makefile_facts
@@ -67,6 +68,13 @@ TEMPLATE_OVERLOADS = frozenset({
 #: Findings of ``convert`` that describe an edit of the port which the compat tree does not get.
 _PORT_EDIT_CHECKS = {"HP1101": "the port widens the mask to 0xffffffffffffffffULL; HIP 6.4 refuses a 32-bit mask at compile time",
                      "HP2005": "the port guards this definition with #if !defined(__HIP_PLATFORM_AMD__), as HIP's vector types define it on AMD"}
+
+
+def _migrates(rel: str) -> bool:
+    """True for the build files ``--compat`` migrates: CMake files (``CMakeLists.txt``,
+    ``*.cmake``). A Makefile stays as written (it is the tree's plain CUDA build; the generated
+    CMakeLists.txt, made from its facts, builds the three ways)."""
+    return build_file_kind(rel) not in (None, "make")
 
 
 @dataclass
@@ -244,6 +252,7 @@ def compat_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions()
     result.report.options["compat"] = True
     guard = OutputGuard(out, read_manifest(out) if out.is_dir() else None, options.force)
     names, cuda_names, units, parser = CompatNames(), TreeNames(rules), [], new_parser()
+    build_files, gpu_cxx = [], set()
     prepasses = _tree_prepasses(files, analysis_options, parser)
     ported_files = sorted(_port_all(files, analysis_options, rules, guard=None, prepasses=prepasses),
                           key=lambda p: p.file.rel)
@@ -257,15 +266,23 @@ def compat_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions()
             ported.summary.findings = _compat_findings(ported, rules, names)
             names.headers.update(ported.compat[1] if ported.compat else {})
         cuda_names.add(ported.summary, ported.cuda_names)
-        if guard.write(file.rel, data, file.mode) == KEPT_EDITED:
+        if _migrates(file.rel):
+            build_files.append(ported)  # written once migrated, below
+        elif guard.write(file.rel, data, file.mode) == KEPT_EDITED:
             ported.summary.findings.append(_finding(rules, "output-edited", file.rel, 1, 1, output=file.rel))
         result.written.append(file.rel)
         result.report.files.append(ported.summary)
         if file.convert and file.is_unit:
             units.append(UnitInfo(file.rel, ported.defines_main, ported.uses_hip))
+            if ported.uses_hip and not file.rel.endswith((".cu", ".hip", ".c")):  # C++ files compiled as GPU code
+                gpu_cxx.add(file.rel)
         if progress:
             progress(done, len(files))
     cuda_names.report()
+    # the tree's CMake build, migrated as by convert but keeping the .cu names; it includes the
+    # platform module of compat mode (forced include, shim folder, -DHIPPORT_COMPAT_CUDA=ON)
+    needs_platform_module = _migrate_build_files(build_files, frozenset(gpu_cxx), replace(options, rename_cu=False),
+                                                 rules, guard)
     generated = {COMPAT_HEADER: render_header(names, rules)}
     for cuda_header, hip_header in sorted(names.headers.items()):
         generated[f"{SHIM_DIR}/{cuda_header}"] = render_shim(cuda_header, hip_header)
@@ -279,6 +296,11 @@ def compat_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions()
         generated["CMakeLists.txt"] = _compat_cmake(name, src if src.is_dir() else src.parent, listed, tree_files,
                                                     options, read_makefile_facts(src) if src.is_dir() else None)
         generated[PLATFORM_MODULE] = render_platform_module(options.offload_archs)
+    elif needs_platform_module:
+        textures = {s.output for s in result.report.files if any(f.rule_id == "HP1210" for f in s.findings)}
+        images = units_reaching(out, [u.out_rel for u in units], frozenset(result.written), textures)
+        generated[PLATFORM_MODULE] = render_platform_module(options.offload_archs, image_sources=images,
+                                                            compat=COMPAT_HEADER, shim_dir=SHIM_DIR)
     for rel, text in generated.items():
         _write_generated(result, guard, rules, rel, text.encode("utf-8", "surrogateescape"))
         result.written.append(rel)
