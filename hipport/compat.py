@@ -90,20 +90,27 @@ class CompatNames:
     headers: dict[str, str] = field(default_factory=dict)
 
 
+#: What a header line says for a version the rule data does not record (HIPIFY's tables leave
+#: the CUDA "Added" column blank for most names of the first CUDA releases they cover).
+UNRECORDED = "(not recorded)"
+
+
 def _versions(mapping: Mapping | None, rules: RuleSet) -> str:
-    """``cuda_runtime: CUDA 11.2, HIP 5.2.0`` from a rule's version fields (the CUDA version
-    where the name appeared is left out when the rule does not record one)."""
+    """``cuda_runtime; CUDA 11.2, HIP 5.2.0``: the rule's family, the release of CUDA (cuDNN for
+    the cuDNN family, the family's ``versions_of``) its name appeared in and the HIP release its
+    HIP name appeared in, from the rule's ``cuda_added`` and ``hip_added`` fields (imported from
+    HIPIFY's tables, ``tools/import_hipify_tables.py``); :data:`UNRECORDED` where the rule
+    records none; ``deprecated in CUDA 12.0`` follows when the rule records ``cuda_deprecated``.
+    Empty for a name no rule names."""
     if mapping is None:
         return ""
     family = rules.families.get(mapping.family)
     library = family.versions_of if family is not None else "CUDA"
     versions = mapping.versions
-    parts = [f"{library} {versions['cuda_added']}"] if "cuda_added" in versions else []
-    if "hip_added" in versions:
-        parts.append(f"HIP {versions['hip_added']}")
+    parts = [f"{library} {versions.get('cuda_added', UNRECORDED)}", f"HIP {versions.get('hip_added', UNRECORDED)}"]
     if "cuda_deprecated" in versions:
         parts.append(f"deprecated in {library} {versions['cuda_deprecated']}")
-    return "; ".join([mapping.family] + ([", ".join(parts)] if parts else []))
+    return f"{mapping.family}; {', '.join(parts)}"
 
 
 def mapping_of(rules: RuleSet, name: str) -> Mapping | None:
@@ -141,6 +148,8 @@ def render_header(names: CompatNames, rules: RuleSet) -> str:
         f"// Maps the {len(names.names)} CUDA names this tree uses to HIP when compiled as HIP for AMD; maps nothing",
         "// under nvcc (CUDA, or HIP on NVIDIA, where the CUDA names are CUDA's own).",
         f"// CUDA headers ({SHIM_DIR}/ on the AMD include path): {headers}",
+        "// After each mapping: its rule family, then the CUDA and HIP releases the names appeared in",
+        f"// (rules/*.yaml, from HIPIFY's tables; {UNRECORDED}: the rule records no release).",
         "#ifndef HIPPORT_COMPAT_H",
         "#define HIPPORT_COMPAT_H",
         f"#if {AMD_HIP_CONDITION}",

@@ -24,21 +24,23 @@ EXPECTED_SMALL_HEADER = f"""\
 // Maps the 11 CUDA names this tree uses to HIP when compiled as HIP for AMD; maps nothing
 // under nvcc (CUDA, or HIP on NVIDIA, where the CUDA names are CUDA's own).
 // CUDA headers (hipport_compat/ on the AMD include path): cuda_runtime.h -> hip/hip_runtime.h
+// After each mapping: its rule family, then the CUDA and HIP releases the names appeared in
+// (rules/*.yaml, from HIPIFY's tables; (not recorded): the rule records no release).
 #ifndef HIPPORT_COMPAT_H
 #define HIPPORT_COMPAT_H
 #if defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)
 #include <hip/hip_runtime.h>
-#define cudaError_t hipError_t  // cuda_runtime; HIP 1.5.0
-#define cudaEventCreate hipEventCreate  // cuda_runtime; HIP 1.6.0
-#define cudaEventDisableTiming hipEventDisableTiming  // cuda_runtime; HIP 1.6.0
-#define cudaEvent_t hipEvent_t  // cuda_runtime; HIP 1.6.0
-#define cudaFree hipFree  // cuda_runtime; HIP 1.5.0
-#define cudaGetErrorString hipGetErrorString  // cuda_runtime; HIP 1.6.0
-#define cudaMalloc hipMalloc  // cuda_runtime; HIP 1.5.0
-#define cudaStreamCreate hipStreamCreate  // cuda_runtime; HIP 1.6.0
-#define cudaStreamSynchronize hipStreamSynchronize  // cuda_runtime; HIP 1.6.0
-#define cudaStream_t hipStream_t  // cuda_runtime; HIP 1.5.0
-#define cudaSuccess hipSuccess  // cuda_runtime; HIP 1.5.0
+#define cudaError_t hipError_t  // cuda_runtime; CUDA (not recorded), HIP 1.5.0
+#define cudaEventCreate hipEventCreate  // cuda_runtime; CUDA (not recorded), HIP 1.6.0
+#define cudaEventDisableTiming hipEventDisableTiming  // cuda_runtime; CUDA (not recorded), HIP 1.6.0
+#define cudaEvent_t hipEvent_t  // cuda_runtime; CUDA (not recorded), HIP 1.6.0
+#define cudaFree hipFree  // cuda_runtime; CUDA (not recorded), HIP 1.5.0
+#define cudaGetErrorString hipGetErrorString  // cuda_runtime; CUDA (not recorded), HIP 1.6.0
+#define cudaMalloc hipMalloc  // cuda_runtime; CUDA (not recorded), HIP 1.5.0
+#define cudaStreamCreate hipStreamCreate  // cuda_runtime; CUDA (not recorded), HIP 1.6.0
+#define cudaStreamSynchronize hipStreamSynchronize  // cuda_runtime; CUDA (not recorded), HIP 1.6.0
+#define cudaStream_t hipStream_t  // cuda_runtime; CUDA (not recorded), HIP 1.5.0
+#define cudaSuccess hipSuccess  // cuda_runtime; CUDA (not recorded), HIP 1.5.0
 #elif defined(__HIP_PLATFORM_NVIDIA__)
 #include <hip/hip_runtime.h>
 #endif
@@ -91,6 +93,30 @@ def test_calls_hip_templates_take_as_written_are_not_reported(tmp_path):
     assert [f.rule_id for s in result.report.files for f in s.findings] == []
 
 
+def test_header_lines_name_the_cuda_and_hip_releases(tmp_path):
+    """Each line names the CUDA release its name appeared in (cuDNN's for cuDNN names) and the HIP
+    release, from the rules' cuda_added/hip_added fields (HIPIFY's tables: cudaMallocAsync
+    11.2/5.2.0, cudaMemAdvise 8.0/3.7.0; cudaMemcpyToArray deprecated in CUDA 10.1)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.cu").write_text("#include <cuda_runtime.h>\n"
+                              "void f(void** p, cudaStream_t s) { cudaMallocAsync(p, 4, s); cudaMemAdvise(*p, 4, "
+                              "cudaMemAdviseSetReadMostly, 0); }\n"
+                              "void g(cudaArray_t a, const void* h) { cudaMemcpyToArray(a, 0, 0, h, 4, cudaMemcpyHostToDevice); }\n")
+    compat_tree(src, tmp_path / "out")
+    lines = [line for line in (tmp_path / "out" / "hipport_compat.h").read_text().splitlines()
+             if line.startswith("#define cuda")]
+    assert lines == [
+        "#define cudaArray_t hipArray_t  // cuda_runtime; CUDA (not recorded), HIP 1.7.0",
+        "#define cudaMallocAsync hipMallocAsync  // cuda_runtime; CUDA 11.2, HIP 5.2.0",
+        "#define cudaMemAdvise hipMemAdvise  // cuda_runtime; CUDA 8.0, HIP 3.7.0",
+        "#define cudaMemAdviseSetReadMostly hipMemAdviseSetReadMostly  // cuda_runtime; CUDA 8.0, HIP 3.7.0",
+        "#define cudaMemcpyHostToDevice hipMemcpyHostToDevice  // cuda_runtime; CUDA (not recorded), HIP 1.5.0",
+        "#define cudaMemcpyToArray hipMemcpyToArray  // cuda_runtime; CUDA (not recorded), HIP 1.6.0, deprecated in CUDA 10.1",
+        "#define cudaStream_t hipStream_t  // cuda_runtime; CUDA (not recorded), HIP 1.5.0",
+    ]
+
+
 def test_rerun_regenerates_the_header(tmp_path):
     src, out = tmp_path / "src", tmp_path / "out"
     src.mkdir()
@@ -105,8 +131,8 @@ def test_rerun_regenerates_the_header(tmp_path):
     (src / "a.cu").write_text("int main() { void* p; return cudaMalloc(&p, 4) != cudaSuccess; }\n")
     compat_tree(src, out)
     lines = [line for line in header.read_text().splitlines() if line.startswith("#define")]
-    assert lines == ["#define HIPPORT_COMPAT_H", "#define cudaMalloc hipMalloc  // cuda_runtime; HIP 1.5.0",
-                     "#define cudaSuccess hipSuccess  // cuda_runtime; HIP 1.5.0"]
+    assert lines == ["#define HIPPORT_COMPAT_H", "#define cudaMalloc hipMalloc  // cuda_runtime; CUDA (not recorded), HIP 1.5.0",
+                     "#define cudaSuccess hipSuccess  // cuda_runtime; CUDA (not recorded), HIP 1.5.0"]
     assert not (out / "hipport_compat" / "cuda_runtime.h").exists()  # no include of it any more
     assert (out / "a.cu").read_text() == (src / "a.cu").read_text()
 
