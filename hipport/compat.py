@@ -51,20 +51,6 @@ SHIM_DIR = "hipport_compat"
 #: ``hip::host``. HIP on NVIDIA is nvcc: neither is defined there, and the CUDA names are
 #: CUDA's own (HIP's NVIDIA headers call them), so nothing may be renamed.
 AMD_HIP_CONDITION = "defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)"
-#: Rule sections whose macros identify the compiler: HIP's own headers (rocThrust, hipCUB) test
-#: ``__CUDACC__`` to pick the NVIDIA backend, so the header must not define it (HP1402).
-_COMPILER_MACRO_SECTIONS = frozenset({"Compiler macros"})
-#: The compiler macros of rules/cuda_macros.yaml (``__CUDACC__`` also has an entry in the driver
-#: API table, under another section).
-_COMPILER_MACROS = frozenset({"__CUDACC__"})
-#: Calls whose argument the port wraps (rules/calls.yaml) that HIP 6.4.3's C++ templates take
-#: as CUDA writes them (hip/hip_runtime_api.h: ``template <typename T>`` overloads taking
-#: ``const T& symbol``, ``T** ptr`` or a kernel ``T f``), so the compat tree needs no edit there.
-TEMPLATE_OVERLOADS = frozenset({
-    "cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync", "cudaMemcpyFromSymbol", "cudaMemcpyFromSymbolAsync",
-    "cudaGetSymbolAddress", "cudaGetSymbolSize", "cudaHostAlloc", "cudaMallocPitch", "cudaMallocAsync",
-    "cudaMallocFromPoolAsync", "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-    "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "cudaLaunchCooperativeKernel"})
 #: Findings of ``convert`` that describe an edit of the port which the compat tree does not get.
 _PORT_EDIT_CHECKS = {"HP1101": "the port widens the mask to 0xffffffffffffffffULL; HIP 6.4 refuses a 32-bit mask at compile time",
                      "HP2005": "the port guards this definition with #if !defined(__HIP_PLATFORM_AMD__), as HIP's vector types define it on AMD"}
@@ -196,8 +182,8 @@ def _compat_findings(ported, rules: RuleSet, names: CompatNames) -> list[Finding
         else:
             out.append(f)
     for name, what, line, column in call_rewrites:
-        if name in TEMPLATE_OVERLOADS and "argument" in what.split(":")[0] + what[:9]:
-            continue
+        if what.startswith("argument ") and rules.compat_as_written(name):
+            continue  # HIP's C++ template takes it as written (hip_template, rules/calls.yaml)
         fix = "write the call in a form both CUDA and HIP take (the HIP twin's argument types)"
         if "-argument form becomes " in what:
             hip_twin = what.rsplit(" ", 1)[1]
@@ -214,7 +200,7 @@ def _compat_findings(ported, rules: RuleSet, names: CompatNames) -> list[Finding
         mapping = mapping_of(rules, name)
         if mapping is None:
             continue
-        if mapping.kind == "macro" and (mapping.section in _COMPILER_MACRO_SECTIONS or name in _COMPILER_MACROS):
+        if name in rules.compat_kept:  # compat_kept (rules/cuda_macros.yaml)
             out.append(_named_finding(rules, "compat-macro-kept", summary.path, line, column, name=name, hip=hip))
         elif mapping.kind == "namespace" and "::" in name:
             out.append(_named_finding(rules, "compat-source-edit", summary.path, line, column, name=name,

@@ -219,3 +219,39 @@ def test_tag_keyword_before_a_typedef_name_is_reported(tmp_path):
     assert [f["fix"] for f in report["findings"]] == [
         "keep this forward declaration for CUDA only (#if !defined(__HIP__)): HIP's headers declare the type",
         "write cudaGraphicsResource without the keyword, which CUDA and HIP both take"]
+
+
+def test_what_compat_keeps_as_written_comes_from_the_rule_data(tmp_path):
+    """rules/calls.yaml's hip_template (HIP's C++ template overload takes the argument as CUDA
+    writes it) and rules/cuda_macros.yaml's compat_kept decide; the same rules without those
+    fields report the call (HP1401) and map the macro."""
+    import dataclasses
+    import json
+
+    from hipport.rules import default_rules
+
+    rules = default_rules("hip")
+    assert rules.compat_kept == frozenset({"__CUDACC__", "__NVCC__"})
+    assert [c.hip_template for c in rules.calls["cudaMemcpyToSymbol"]] == ["hip/hip_runtime_api.h:9139"]
+    assert rules.compat_as_written("cudaOccupancyMaxActiveBlocksPerMultiprocessor")
+    assert not rules.compat_as_written("cudaFuncGetAttributes")  # HIP 6.4.3 has only the const void* form
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.cu").write_text("#include <cuda_runtime.h>\n__constant__ float k[4];\n"
+                              "#ifdef __CUDACC__\nvoid f(const float* h) { cudaMemcpyToSymbol(k, h, sizeof(k)); }\n#endif\n")
+    compat_tree(src, tmp_path / "out", rules=rules)
+    report = json.loads((tmp_path / "out" / "hipport-report.json").read_text())
+    assert [f"{f['line']}:{f['column']} {f['rule_id']}" for f in report["findings"]] == ["3:8 HP1402"]
+    assert "#define __CUDACC__" not in (tmp_path / "out" / "hipport_compat.h").read_text()
+
+    without = dataclasses.replace(
+        rules, calls={name: tuple(dataclasses.replace(c, hip_template="") for c in entries)
+                      for name, entries in rules.calls.items()},
+        identifiers={name: dataclasses.replace(m, compat_kept=False) for name, m in rules.identifiers.items()},
+        repeats=tuple(dataclasses.replace(m, compat_kept=False) for m in rules.repeats))
+    compat_tree(src, tmp_path / "out2", rules=without)
+    report = json.loads((tmp_path / "out2" / "hipport-report.json").read_text())
+    assert findings_lines(report) == [
+        "4:26 HP1401 error cudaMemcpyToSymbol: the port rewrites the call: argument 1 becomes HIP_SYMBOL(k); in a "
+        "--compat tree the CUDA source keeps it as written, which no name mapping can change"]
+    assert "#define __CUDACC__ __HIPCC__  // " in (tmp_path / "out2" / "hipport_compat.h").read_text()
