@@ -17,11 +17,13 @@ writes:
 What a name mapping cannot express (a call that the port rewrites beyond a rename, a 32-bit
 warp mask HIP refuses, a compiler macro HIP's own headers test) is reported (HP1401, HP1402),
 next to every finding ``convert`` makes. ``--fix`` applies only the edits of ``convert --fix``
-(``register`` deleted, the wavefront-size rewrites), which stay correct CUDA.
+that stay correct CUDA (``register`` deleted, the wavefront-size rewrites); one that writes
+HIP-only code is refused and reported (HP1401, :func:`_refused_lines`).
 """
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -303,13 +305,56 @@ def compat_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions()
     return finish_conversion(result, guard, rules, out, started)
 
 
+#: An identifier that exists only with HIP (hipDeviceptr_t, __hip_bfloat16) or only for AMD
+#: GPUs (clang's __builtin_amdgcn_* builtins): a --fix edit that writes one is not CUDA.
+_HIP_ONLY_NAME = re.compile(rb"\b(?:hip[A-Z]\w*|__hip\w*|__builtin_amdgcn\w*)\b")
+_DEFINED_MACRO = re.compile(rb"#\s*define\s+(\w+)")
+
+
+def _refused_lines(body: bytes, extra: list) -> dict[int, tuple[str, str]]:
+    """The lines (1-based) of ``body`` whose ``convert --fix`` edits (``extra``:
+    :class:`hipport.edits.Edit`) ``--compat`` refuses, each with (the text the first refused
+    edit replaces there, the HIP-only name that makes it not CUDA).
+
+    An edit is refused when its text names a HIP-only identifier (:data:`_HIP_ONLY_NAME`) or a
+    macro a refused edit defines (``HIPPORT_SYNCWARP``, whose definition for AMD calls
+    ``__builtin_amdgcn_wave_barrier``); every extra edit of a line with a refused one is refused
+    too, so that a line is either as ``--fix`` writes it or as written."""
+    def line_of(offset: int) -> int:
+        return body.count(b"\n", 0, offset) + 1
+
+    refused: dict[int, tuple[str, str]] = {}
+    banned: dict[bytes, str] = {}
+    changed = True
+    while changed:
+        changed = False
+        for edit in extra:
+            line = line_of(edit.start)
+            if line in refused:
+                continue
+            hit = _HIP_ONLY_NAME.search(edit.text)
+            name = hit.group().decode() if hit else next(
+                (why for macro, why in banned.items() if re.search(rb"\b" + re.escape(macro) + rb"\b", edit.text)), None)
+            if name is None:
+                continue
+            refused[line] = (body[edit.start:edit.end].decode("utf-8", "replace").strip(), name)
+            for macro in _DEFINED_MACRO.findall(edit.text):
+                banned.setdefault(macro, name)
+            changed = True
+    return refused
+
+
 def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, sources, parser, ported,
                masks=None) -> bytes:
-    """``data`` with the edits that ``convert --fix`` adds to ``convert`` (``register`` deleted,
-    wavefront-size rewrites), which stay correct CUDA; the findings and names of ``ported``
-    become those of the analysis with ``--fix`` (HP1107, HP1214 for what was fixed). ``masks``:
-    the tree's :func:`hipport.warp.mask_names` (where the names ``*_sync`` calls pass as masks
-    are defined), as the analysis without --fix had it."""
+    """``data`` with the edits that ``convert --fix`` adds to ``convert`` that stay correct CUDA
+    (``register`` deleted, the wavefront-size rewrites, definitions under ``#if
+    defined(__HIP__)``); the edits that write HIP-only code (:func:`_refused_lines`: a
+    ``CUdeviceptr`` offset as ``hipDeviceptr_t``, ``__syncwarp`` as AMD builtins) are refused.
+    The findings and names of ``ported`` become those of the analysis with ``--fix`` (HP1107,
+    HP1214 for what was fixed), except on a refused line, which keeps the findings of the
+    analysis without it and gets HP1401 (compat-source-edit). ``masks``: the tree's
+    :func:`hipport.warp.mask_names` (where the names ``*_sync`` calls pass as masks are
+    defined), as the analysis without --fix had it."""
     from .analyze import analyze_file
     from .convert import _HeaderResolver
     bom = b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b""
@@ -318,13 +363,26 @@ def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, sourc
     kwargs = dict(is_cuda_unit=file.is_cuda_unit, resolve_header=_HeaderResolver(sources, file.rel),
                   sources=sources, mask_names=masks)
     with_fix = analyze_file(file.rel, body, tree, rules, fix=True, **kwargs)
-    without = set(analyze_file(file.rel, body, tree, rules, fix=False, **kwargs).edits)
+    analysis = analyze_file(file.rel, body, tree, rules, fix=False, **kwargs)
+    without = set(analysis.edits)
     extra = [e for e in with_fix.edits if e not in without]
     if not extra:
         return data
-    ported.summary.findings = filter_and_fingerprint(with_fix.findings, body)
+    refused = _refused_lines(body, extra)
+    applied = [e for e in extra if body.count(b"\n", 0, e.start) + 1 not in refused]
+    findings = [f for f in with_fix.findings if f.line not in refused]
+    findings += [f for f in analysis.findings if f.line in refused]
+    kept = {(f.line, f.column, f.rule_id) for f in analysis.findings}
+    for fixed in with_fix.findings:  # what --fix said it rewrote on a refused line
+        if fixed.line in refused and (fixed.line, fixed.column, fixed.rule_id) not in kept:
+            findings.append(_named_finding(
+                rules, "compat-source-edit", file.rel, fixed.line, fixed.column, name=fixed.name or fixed.rule_id,
+                what=f"convert --fix rewrites it ({fixed.rule_id}) to code that needs {refused[fixed.line][1]}, "
+                     "which CUDA lacks",
+                fix="make the change by hand under #if defined(__HIP__), or port with convert --fix"))
+    ported.summary.findings = filter_and_fingerprint(sorted(findings, key=Finding.sort_key), body)
     ported.compat = (with_fix.renamed, with_fix.headers_mapped, with_fix.call_rewrites, with_fix.type_rewrites)
-    return bom + apply_edits(body, extra)
+    return bom + apply_edits(body, applied) if applied else data
 
 
 def _compat_cmake(project: str, root: Path, units: list[UnitInfo], tree_files: frozenset[str],

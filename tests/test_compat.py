@@ -255,3 +255,45 @@ def test_what_compat_keeps_as_written_comes_from_the_rule_data(tmp_path):
         "4:26 HP1401 error cudaMemcpyToSymbol: the port rewrites the call: argument 1 becomes HIP_SYMBOL(k); in a "
         "--compat tree the CUDA source keeps it as written, which no name mapping can change"]
     assert "#define __CUDACC__ __HIPCC__  // " in (tmp_path / "out2" / "hipport_compat.h").read_text()
+
+
+FIX = FIXTURES / "compat" / "fix.cu"
+#: fix.cu after `convert --compat --fix`: register deleted and the wavefront-size rewrites
+#: (% warpSize, the 64-bit ballot and __popcll) applied; __syncwarp (HIP 7.0's AMD builtins) and
+#: the CUdeviceptr offset (hipDeviceptr_t) left as written.
+EXPECTED_FIXED = FIX.read_text().replace(
+    "    register int lane = threadIdx.x % 32;\n    unsigned mask = __ballot_sync(0xffffffff, in[threadIdx.x] > 0);\n"
+    "    if (lane == 0) out[blockIdx.x] = __popc(mask);\n",
+    "    int lane = threadIdx.x % warpSize;\n    unsigned long long mask = __ballot_sync(0xffffffff, in[threadIdx.x] > 0);\n"
+    "    if (lane == 0) out[blockIdx.x] = __popcll(mask);\n")
+
+
+def test_fix_applies_the_edits_that_stay_cuda_and_refuses_the_others(toolchain, tmp_path):
+    """--compat --fix: the edits of convert --fix that are CUDA too are applied; those writing
+    HIP-only code (HP1115's __builtin_amdgcn_* definition of __syncwarp, HP1222's hipDeviceptr_t)
+    are refused: the line keeps the findings of a run without --fix, plus HP1401. The result
+    compiles as plain CUDA for sm_90."""
+    import json
+
+    out = tmp_path / "out"
+    compat_tree(FIX, out, ConvertOptions(fix=True))
+    assert EXPECTED_FIXED != FIX.read_text()
+    assert (out / "fix.cu").read_text() == EXPECTED_FIXED
+    assert findings_lines(json.loads((out / "hipport-report.json").read_text())) == [
+        "7:5 HP1214 info 'register' storage class deleted (declaration; --fix): C++17, the standard clang compiles HIP as, has none",
+        "7:39 HP1107 info lane arithmetic: % 32 rewritten to % warpSize (--fix)",
+        "8:14 HP1107 info the mask mask: unsigned rewritten to unsigned long long (--fix)",
+        "8:35 HP1401 error __ballot_sync: the port widens the mask to 0xffffffffffffffffULL; HIP 6.4 refuses a 32-bit mask "
+        "at compile time; in a --compat tree the CUDA source keeps it as written, which no name mapping can change",
+        "9:38 HP1107 info the count of a lane mask: __popc rewritten to __popcll (--fix)",
+        "10:5 HP1108 warning __syncwarp: HIP has __syncwarp only from HIP 7.0 (ROCm 7)",
+        "10:5 HP1401 error __syncwarp(): convert --fix rewrites it (HP1115) to code that needs __builtin_amdgcn_fence, which "
+        "CUDA lacks; in a --compat tree the CUDA source keeps it as written, which no name mapping can change",
+        "16:24 HP1216 error CUdeviceptr used as an integer (operator +): CUDA defines it as unsigned long long (cuda.h:258, "
+        "64-bit builds), HIP's hipDeviceptr_t is void * (hip/driver_types.h:47); this does not compile for HIP",
+        "16:24 HP1401 error CUdeviceptr: convert --fix rewrites it (HP1222) to code that needs hipDeviceptr_t, which CUDA "
+        "lacks; in a --compat tree the CUDA source keeps it as written, which no name mapping can change",
+    ]
+    done = subprocess.run([str(toolchain.nvcc), "-ccbin", str(toolchain.ccbin), "-arch=sm_90", "-c", str(out / "fix.cu"),
+                           "-o", str(tmp_path / "fix.o")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
