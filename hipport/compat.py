@@ -53,6 +53,13 @@ SHIM_DIR = "hipport_compat"
 #: ``hip::host``. HIP on NVIDIA is nvcc: neither is defined there, and the CUDA names are
 #: CUDA's own (HIP's NVIDIA headers call them), so nothing may be renamed.
 AMD_HIP_CONDITION = "defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)"
+#: An identifier that exists only with HIP (hipDeviceptr_t, hipblasComplex, HIP_SYMBOL,
+#: __hip_bfloat16) or only for AMD GPUs (clang's __builtin_amdgcn_* builtins): an edit that
+#: writes one is not CUDA (``__HIP__`` and ``__HIP_PLATFORM_NVIDIA__`` tests are, and hipport's own words).
+_HIP_ONLY_NAME = re.compile(rb"\b(?:hip(?!port)[A-Za-z]\w*|HIP_\w+|__hip\w*|__builtin_amdgcn\w*)\b")
+_DEFINED_MACRO = re.compile(rb"#\s*define\s+(\w+)")
+
+
 #: Findings of ``convert`` that describe an edit of the port which the compat tree does not get.
 _PORT_EDIT_CHECKS = {"HP1101": "the port widens the mask to 0xffffffffffffffffULL; HIP 6.4 refuses a 32-bit mask at compile time",
                      "HP2005": "the port guards this definition with #if !defined(__HIP_PLATFORM_AMD__), as HIP's vector types define it on AMD"}
@@ -187,7 +194,14 @@ def _compat_findings(ported, rules: RuleSet, names: CompatNames) -> list[Finding
         if what.startswith("argument ") and rules.compat_as_written(name):
             continue  # HIP's C++ template takes it as written (hip_template, rules/calls.yaml)
         fix = "write the call in a form both CUDA and HIP take (the HIP twin's argument types)"
-        if "-argument form becomes " in what:
+        argument, _, written = what.partition(" becomes ")
+        if what.startswith("argument ") and written and not _HIP_ONLY_NAME.search(written.encode()):
+            # the casts of rules/calls.yaml (const void* for a kernel, void** for a pointer) are
+            # what CUDA 12.4's C functions take too (cuda_runtime_api.h:4700 cudaFuncGetAttributes,
+            # :4667 cudaFuncSetCacheConfig, :4737 cudaFuncSetAttribute, :4402 cudaLaunchKernel,
+            # :5798 cudaHostGetDevicePointer)
+            fix = f"write {argument} as {written}, which CUDA takes too; the call then needs no edit"
+        elif "-argument form becomes " in what:
             hip_twin = what.rsplit(" ", 1)[1]
             twins = sorted((m.cuda for m in rules.identifiers.values() if m.hip == hip_twin and m.kind == "function"),
                            key=lambda n: (not n.startswith(name[:4]), n))  # the runtime API's own name first
@@ -303,12 +317,6 @@ def compat_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions()
         result.written.append(rel)
         result.report.generated.append(rel)
     return finish_conversion(result, guard, rules, out, started)
-
-
-#: An identifier that exists only with HIP (hipDeviceptr_t, __hip_bfloat16) or only for AMD
-#: GPUs (clang's __builtin_amdgcn_* builtins): a --fix edit that writes one is not CUDA.
-_HIP_ONLY_NAME = re.compile(rb"\b(?:hip[A-Z]\w*|__hip\w*|__builtin_amdgcn\w*)\b")
-_DEFINED_MACRO = re.compile(rb"#\s*define\s+(\w+)")
 
 
 def _refused_lines(body: bytes, extra: list) -> dict[int, tuple[str, str]]:

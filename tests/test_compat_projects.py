@@ -138,6 +138,14 @@ def test_projects_needing_source_edits_report_them(compat_projects, name):
     assert _error_lines(compat_projects[name]) == NEEDS_EDITS[name]
 
 
+def test_a_kernel_argument_finding_names_the_cast_cuda_takes_too(compat_projects):
+    """HP1401's fix for an argument the port casts: the cast, which CUDA's C function takes too."""
+    report = json.loads((compat_projects["cooperative_reduce"] / "hipport-report.json").read_text())
+    assert [f["fix"] for f in report["findings"] if f["rule_id"] == "HP1401"] == [
+        "write argument 2 as reinterpret_cast<const void*>(grid_sum_kernel), which CUDA takes too; "
+        "the call then needs no edit"]
+
+
 @pytest.mark.parametrize("name", AMD_BUILDS)
 def test_compat_project_builds_for_amd(toolchain, compat_projects, name, tmp_path):
     assert _error_lines(compat_projects[name]) == []
