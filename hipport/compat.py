@@ -60,6 +60,12 @@ _HIP_ONLY_NAME = re.compile(rb"\b(?:hip(?!port)[A-Za-z]\w*|HIP_\w+|__hip\w*|__bu
 _DEFINED_MACRO = re.compile(rb"#\s*define\s+(\w+)")
 
 
+#: The wrap of rules/calls.yaml that passes a kernel where HIP's C function takes ``const void*``
+#: (hipFuncGetAttributes, hipFuncSetCacheConfig, hipFuncSetAttribute, hipLaunchKernel in HIP
+#: 6.4.3's hip_runtime_api.h, which has no template overload for them): hipport_compat.h maps
+#: such a call to a function that applies this cast to each argument that is a function or a
+#: pointer to one, and forwards the others unchanged (:func:`forwarding_lines`).
+KERNEL_CAST = "reinterpret_cast<const void*>({})"
 #: Findings of ``convert`` that describe an edit of the port which the compat tree does not get.
 _PORT_EDIT_CHECKS = {"HP1101": "the port widens the mask to 0xffffffffffffffffULL; HIP 6.4 refuses a 32-bit mask at compile time",
                      "HP2005": "the port guards this definition with #if !defined(__HIP_PLATFORM_AMD__), as HIP's vector types define it on AMD"}
@@ -79,10 +85,13 @@ class CompatNames:
     Attributes:
         names: CUDA name -> (HIP name, file, line) of its first use (files in path order).
         headers: CUDA header -> HIP header.
+        forwarded: CUDA calls (of :attr:`names`) the header maps to a forwarding function that
+            casts a kernel argument to ``const void*`` (:data:`KERNEL_CAST`).
     """
 
     names: dict[str, tuple[str, str, int]] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
+    forwarded: set[str] = field(default_factory=set)
 
 
 #: What a header line says for a version the rule data does not record (HIPIFY's tables leave
@@ -124,9 +133,34 @@ def header_lines(names: CompatNames, rules: RuleSet) -> list[str]:
         if mapping is not None and mapping.kind == "namespace":
             target = mapping.target(rules.target_libs)[0] or hip
             code = f"namespace {cuda} = {target};"
+        elif cuda in names.forwarded:
+            code = f"#define {cuda} hipport_{cuda}"
         else:
             code = f"#define {cuda} {hip}".rstrip()
         lines.append(f"{code}  // {comment}" if comment else code)
+    return forwarding_lines(names) + lines
+
+
+def forwarding_lines(names: CompatNames) -> list[str]:
+    """The C++ of the forwarding functions of ``names.forwarded`` (none: []): ``hipport_<cuda>``
+    passes each argument on to the HIP function, a kernel (a function or a pointer to one) cast
+    to ``const void*`` as the port's :data:`KERNEL_CAST` does, so ``cudaFuncGetAttributes(&a,
+    kernel)`` compiles unchanged for AMD. C++11 (``<type_traits>``)."""
+    if not names.forwarded:
+        return []
+    is_kernel = "std::is_function<typename std::remove_pointer<typename std::decay<T>::type>::type>::value"
+    lines = [
+        "#include <type_traits>",
+        "// a kernel passed where HIP's C function takes const void* (CUDA's C++ API takes the kernel itself)",
+        f"template <typename T> inline typename std::enable_if<{is_kernel}, const void*>::type",
+        "hipport_compat_arg(T&& kernel) { return reinterpret_cast<const void*>(kernel); }",
+        f"template <typename T> inline typename std::enable_if<!{is_kernel}, T&&>::type",
+        "hipport_compat_arg(T&& value) { return static_cast<T&&>(value); }",
+    ]
+    for cuda in sorted(names.forwarded):
+        hip = names.names[cuda][0]
+        lines.append(f"template <typename... A> inline hipError_t hipport_{cuda}(A&&... args) "
+                     f"{{ return {hip}(hipport_compat_arg(static_cast<A&&>(args))...); }}")
     return lines
 
 
@@ -193,6 +227,10 @@ def _compat_findings(ported, rules: RuleSet, names: CompatNames) -> list[Finding
     for name, what, line, column in call_rewrites:
         if what.startswith("argument ") and rules.compat_as_written(name):
             continue  # HIP's C++ template takes it as written (hip_template, rules/calls.yaml)
+        wraps = [c.wrap for c in rules.calls.get(name, ()) if c.wrap]
+        if what.startswith("argument ") and wraps and all(w == KERNEL_CAST for w in wraps) and name in renamed:
+            names.forwarded.add(name)  # hipport_compat.h casts the kernel (forwarding_lines)
+            continue
         fix = "write the call in a form both CUDA and HIP take (the HIP twin's argument types)"
         argument, _, written = what.partition(" becomes ")
         if what.startswith("argument ") and written and not _HIP_ONLY_NAME.search(written.encode()):

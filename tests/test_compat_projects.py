@@ -7,10 +7,11 @@ include folder, define or forced include in any compile command) and HIP on NVID
 (``-DHIPPORT_PLATFORM=nvidia``). A Makefile (makefile_saxpy) stays as written; the generated
 CMakeLists.txt builds it.
 
-Projects that need a source edit no name mapping can express are not built for AMD: their test
-asserts the exact findings that say so (HP1401 for a kernel passed where HIP's C function wants
-``const void*``, and for the 2-argument ``cudaEventCreate``; HP1102/HP1112 for 32-bit warp
-masks). blas_rand links hipBLAS and hipRAND, whose NVIDIA backends the toolchain lacks
+A kernel passed where HIP's C function takes ``const void*`` (cudaFuncGetAttributes in
+cooperative_reduce, legacy_findcuda and stream_pipeline) is cast by a forwarding function of
+hipport_compat.h. Projects that need a source edit no name mapping can express are not built
+for AMD: their test asserts the exact findings that say so (HP1401 for the 2-argument
+``cudaEventCreate``; HP1102/HP1112 for 32-bit warp masks). blas_rand links hipBLAS and hipRAND, whose NVIDIA backends the toolchain lacks
 (tests/test_corpus_projects_port.py), so it is not built as HIP on NVIDIA.
 """
 
@@ -31,10 +32,7 @@ NAMES = ["blas_rand", "constant_filter", "cooperative_reduce", "legacy_findcuda"
          "warp_shuffle_scan"]
 #: The errors of the projects whose sources need an edit for HIP on AMD (path:line:column rule name).
 NEEDS_EDITS = {
-    "cooperative_reduce": ["src/grid_reduce.cu:73:11 HP1401 cudaFuncGetAttributes"],
-    "legacy_findcuda": ["src/transpose.cu:65:18 HP1401 cudaFuncGetAttributes"],
-    "stream_pipeline": ["src/kernels.cu:67:16 HP1401 cudaFuncGetAttributes",
-                        "src/pipeline.cu:32:20 HP1401 cudaEventCreate"],
+    "stream_pipeline": ["src/pipeline.cu:32:20 HP1401 cudaEventCreate"],
     "warp_shuffle_scan": [
         "include/scan/warp_primitives.cuh:12:24 HP1102 kFullMask",
         "include/scan/warp_primitives.cuh:30:39 HP1102 __shfl_up_sync",
@@ -138,12 +136,24 @@ def test_projects_needing_source_edits_report_them(compat_projects, name):
     assert _error_lines(compat_projects[name]) == NEEDS_EDITS[name]
 
 
-def test_a_kernel_argument_finding_names_the_cast_cuda_takes_too(compat_projects):
-    """HP1401's fix for an argument the port casts: the cast, which CUDA's C function takes too."""
-    report = json.loads((compat_projects["cooperative_reduce"] / "hipport-report.json").read_text())
-    assert [f["fix"] for f in report["findings"] if f["rule_id"] == "HP1401"] == [
-        "write argument 2 as reinterpret_cast<const void*>(grid_sum_kernel), which CUDA takes too; "
-        "the call then needs no edit"]
+def test_a_kernel_argument_is_cast_by_a_forwarding_function(compat_projects):
+    """cudaFuncGetAttributes(&attr, grid_sum_kernel) stays as written: hipport_compat.h maps it
+    to hipport_cudaFuncGetAttributes, which casts the kernel to const void* for HIP."""
+    header = (compat_projects["cooperative_reduce"] / "hipport_compat.h").read_text().splitlines()
+    start = header.index("#include <type_traits>")
+    is_kernel = "std::is_function<typename std::remove_pointer<typename std::decay<T>::type>::type>::value"
+    assert header[start:start + 7] == [
+        "#include <type_traits>",
+        "// a kernel passed where HIP's C function takes const void* (CUDA's C++ API takes the kernel itself)",
+        f"template <typename T> inline typename std::enable_if<{is_kernel}, const void*>::type",
+        "hipport_compat_arg(T&& kernel) { return reinterpret_cast<const void*>(kernel); }",
+        f"template <typename T> inline typename std::enable_if<!{is_kernel}, T&&>::type",
+        "hipport_compat_arg(T&& value) { return static_cast<T&&>(value); }",
+        "template <typename... A> inline hipError_t hipport_cudaFuncGetAttributes(A&&... args) "
+        "{ return hipFuncGetAttributes(hipport_compat_arg(static_cast<A&&>(args))...); }",
+    ]
+    assert ("#define cudaFuncGetAttributes hipport_cudaFuncGetAttributes  // cuda_runtime; CUDA (not recorded), "
+            "HIP 1.9.0") in header
 
 
 @pytest.mark.parametrize("name", AMD_BUILDS)
