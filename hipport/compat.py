@@ -87,11 +87,15 @@ class CompatNames:
         headers: CUDA header -> HIP header.
         forwarded: CUDA calls (of :attr:`names`) the header maps to a forwarding function that
             casts a kernel argument to ``const void*`` (:data:`KERNEL_CAST`).
+        by_count: CUDA call -> {argument count: HIP function} of the rules/calls.yaml entries
+            that pick another HIP function by argument count (``cudaEventCreate`` with 2 ->
+            ``hipEventCreateWithFlags``): the header maps the call to overloads that do the same.
     """
 
     names: dict[str, tuple[str, str, int]] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
     forwarded: set[str] = field(default_factory=set)
+    by_count: dict[str, dict[int, str]] = field(default_factory=dict)
 
 
 #: What a header line says for a version the rule data does not record (HIPIFY's tables leave
@@ -133,7 +137,7 @@ def header_lines(names: CompatNames, rules: RuleSet) -> list[str]:
         if mapping is not None and mapping.kind == "namespace":
             target = mapping.target(rules.target_libs)[0] or hip
             code = f"namespace {cuda} = {target};"
-        elif cuda in names.forwarded:
+        elif cuda in names.forwarded or cuda in names.by_count:
             code = f"#define {cuda} hipport_{cuda}"
         else:
             code = f"#define {cuda} {hip}".rstrip()
@@ -142,14 +146,28 @@ def header_lines(names: CompatNames, rules: RuleSet) -> list[str]:
 
 
 def forwarding_lines(names: CompatNames) -> list[str]:
-    """The C++ of the forwarding functions of ``names.forwarded`` (none: []): ``hipport_<cuda>``
-    passes each argument on to the HIP function, a kernel (a function or a pointer to one) cast
-    to ``const void*`` as the port's :data:`KERNEL_CAST` does, so ``cudaFuncGetAttributes(&a,
-    kernel)`` compiles unchanged for AMD. C++11 (``<type_traits>``)."""
+    """The C++ of the forwarding functions (none: []). For ``names.by_count``: a variadic
+    ``hipport_<cuda>`` calling the usual HIP function, and one overload per argument count
+    calling the HIP function rules/calls.yaml names for it (a non-variadic template is the more
+    specialized, so a 2-argument ``cudaEventCreate`` calls ``hipEventCreateWithFlags``). For
+    ``names.forwarded``: ``hipport_<cuda>`` passes each argument on to the HIP function, a kernel
+    (a function or a pointer to one) cast to ``const void*`` as the port's :data:`KERNEL_CAST`
+    does, so ``cudaFuncGetAttributes(&a, kernel)`` compiles unchanged for AMD. C++11
+    (``<type_traits>``)."""
+    lines = []
+    for cuda in sorted(names.by_count):  # the usual HIP function, or the one for this many arguments
+        hip = names.names[cuda][0]
+        lines.append(f"template <typename... A> inline hipError_t hipport_{cuda}(A&&... args) "
+                     f"{{ return {hip}(static_cast<A&&>(args)...); }}")
+        for count, twin in sorted(names.by_count[cuda].items()):
+            types = ", ".join(f"typename A{i}" for i in range(count))
+            params = ", ".join(f"A{i}&& a{i}" for i in range(count))
+            args = ", ".join(f"static_cast<A{i}&&>(a{i})" for i in range(count))
+            lines.append(f"template <{types}> inline hipError_t hipport_{cuda}({params}) {{ return {twin}({args}); }}")
     if not names.forwarded:
-        return []
+        return lines
     is_kernel = "std::is_function<typename std::remove_pointer<typename std::decay<T>::type>::type>::value"
-    lines = [
+    lines += [
         "#include <type_traits>",
         "// a kernel passed where HIP's C function takes const void* (CUDA's C++ API takes the kernel itself)",
         f"template <typename T> inline typename std::enable_if<{is_kernel}, const void*>::type",
@@ -230,6 +248,10 @@ def _compat_findings(ported, rules: RuleSet, names: CompatNames) -> list[Finding
         wraps = [c.wrap for c in rules.calls.get(name, ()) if c.wrap]
         if what.startswith("argument ") and wraps and all(w == KERNEL_CAST for w in wraps) and name in renamed:
             names.forwarded.add(name)  # hipport_compat.h casts the kernel (forwarding_lines)
+            continue
+        counted = {c.arguments: c.hip for c in rules.calls.get(name, ()) if c.arguments is not None and c.hip}
+        if "-argument form becomes " in what and counted and name in renamed and name not in names.forwarded:
+            names.by_count.setdefault(name, {}).update(counted)  # overloads in hipport_compat.h
             continue
         fix = "write the call in a form both CUDA and HIP take (the HIP twin's argument types)"
         argument, _, written = what.partition(" becomes ")
