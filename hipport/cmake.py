@@ -310,7 +310,8 @@ def _environment():
 
 def render_platform_module(offload_archs: list[str] | tuple[str, ...],
                            libraries: tuple[LibraryTarget, ...] | None = None,
-                           image_sources: list[str] | tuple[str, ...] = ()) -> str:
+                           image_sources: list[str] | tuple[str, ...] = (), compat: str = "",
+                           shim_dir: str = "") -> str:
     """Render ``cmake/HipportPlatform.cmake``: the CMake layer that builds a ported tree for AMD
     (HIP language) or NVIDIA (CUDA language with HIP's NVIDIA headers) from one CMakeLists.txt.
 
@@ -321,6 +322,13 @@ def render_platform_module(offload_archs: list[str] | tuple[str, ...],
         image_sources: translation units (paths relative to OUT, ``/`` separators) that use
             texture or surface functions (:func:`units_reaching`): on amd, the targets compiling
             them leave gfx940, gfx941 and gfx942 out (``HIPPORT_IMAGE_SOURCES``).
+        compat: for ``convert --compat`` (:mod:`hipport.compat`): the compat header's path
+            relative to OUT (``hipport_compat.h``), forced into every GPU source of a HIP build;
+            the module then also offers ``-DHIPPORT_COMPAT_CUDA=ON`` (plain CUDA: nvcc without
+            HIP's headers or defines, each HIP library target standing for its CUDA library,
+            :func:`_cuda_targets`). Empty (default): the module of ``convert``.
+        shim_dir: with ``compat``, the folder of CUDA-named shim headers (relative to OUT) put
+            first on the include path of AMD builds.
 
     Returns:
         The module's text (write it to ``OUT/cmake/HipportPlatform.cmake``, see
@@ -335,7 +343,8 @@ def render_platform_module(offload_archs: list[str] | tuple[str, ...],
     libraries = library_targets() if libraries is None else libraries
     return _environment().get_template("HipportPlatform.cmake.j2").render(
         version=__version__, offload_archs=";".join(offload_archs), libraries=libraries,
-        image_sources=sorted(set(image_sources)))
+        image_sources=sorted(set(image_sources)), compat=compat, shim_dir=shim_dir,
+        cuda_targets=_cuda_targets() if compat else {})
 
 
 def cmake_quote(value: str) -> str:

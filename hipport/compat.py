@@ -17,20 +17,23 @@ writes:
 What a name mapping cannot express (a call that the port rewrites beyond a rename, a 32-bit
 warp mask HIP refuses, a compiler macro HIP's own headers test) is reported (HP1401, HP1402),
 next to every finding ``convert`` makes. ``--fix`` applies only the edits of ``convert --fix``
-(``register`` deleted, the wavefront-size rewrites), which stay correct CUDA.
+that stay correct CUDA (``register`` deleted, the wavefront-size rewrites); one that writes
+HIP-only code is refused and reported (HP1401, :func:`_refused_lines`).
 """
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import __version__
-from .cmake import PLATFORM_MODULE, UnitInfo, cmake_listable, included_units, render_cmake, render_platform_module, tree_includes
-from .convert import (ConvertOptions, ConversionResult, _finding, _new_report, _port_all, _tree_prepasses,
-                      _write_generated, finish_conversion, tree_sources)
-from .discover import discover
+from .cmake import (PLATFORM_MODULE, UnitInfo, cmake_listable, included_units, render_cmake, render_platform_module,
+                    tree_includes, units_reaching)
+from .convert import (ConvertOptions, ConversionResult, _finding, _migrate_build_files, _new_report, _port_all,
+                      _tree_prepasses, _write_generated, finish_conversion, tree_sources)
+from .discover import build_file_kind, discover
 from .edits import apply_edits
 from .findings import Finding
 from .makefile_facts import read_makefile_facts
@@ -50,23 +53,29 @@ SHIM_DIR = "hipport_compat"
 #: ``hip::host``. HIP on NVIDIA is nvcc: neither is defined there, and the CUDA names are
 #: CUDA's own (HIP's NVIDIA headers call them), so nothing may be renamed.
 AMD_HIP_CONDITION = "defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)"
-#: Rule sections whose macros identify the compiler: HIP's own headers (rocThrust, hipCUB) test
-#: ``__CUDACC__`` to pick the NVIDIA backend, so the header must not define it (HP1402).
-_COMPILER_MACRO_SECTIONS = frozenset({"Compiler macros"})
-#: The compiler macros of rules/cuda_macros.yaml (``__CUDACC__`` also has an entry in the driver
-#: API table, under another section).
-_COMPILER_MACROS = frozenset({"__CUDACC__"})
-#: Calls whose argument the port wraps (rules/calls.yaml) that HIP 6.4.3's C++ templates take
-#: as CUDA writes them (hip/hip_runtime_api.h: ``template <typename T>`` overloads taking
-#: ``const T& symbol``, ``T** ptr`` or a kernel ``T f``), so the compat tree needs no edit there.
-TEMPLATE_OVERLOADS = frozenset({
-    "cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync", "cudaMemcpyFromSymbol", "cudaMemcpyFromSymbolAsync",
-    "cudaGetSymbolAddress", "cudaGetSymbolSize", "cudaHostAlloc", "cudaMallocPitch", "cudaMallocAsync",
-    "cudaMallocFromPoolAsync", "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-    "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "cudaLaunchCooperativeKernel"})
+#: An identifier that exists only with HIP (hipDeviceptr_t, hipblasComplex, HIP_SYMBOL,
+#: __hip_bfloat16) or only for AMD GPUs (clang's __builtin_amdgcn_* builtins): an edit that
+#: writes one is not CUDA (``__HIP__`` and ``__HIP_PLATFORM_NVIDIA__`` tests are, and hipport's own words).
+_HIP_ONLY_NAME = re.compile(rb"\b(?:hip(?!port)[A-Za-z]\w*|HIP_\w+|__hip\w*|__builtin_amdgcn\w*)\b")
+_DEFINED_MACRO = re.compile(rb"#\s*define\s+(\w+)")
+
+
+#: The wrap of rules/calls.yaml that passes a kernel where HIP's C function takes ``const void*``
+#: (hipFuncGetAttributes, hipFuncSetCacheConfig, hipFuncSetAttribute, hipLaunchKernel in HIP
+#: 6.4.3's hip_runtime_api.h, which has no template overload for them): hipport_compat.h maps
+#: such a call to a function that applies this cast to each argument that is a function or a
+#: pointer to one, and forwards the others unchanged (:func:`forwarding_lines`).
+KERNEL_CAST = "reinterpret_cast<const void*>({})"
 #: Findings of ``convert`` that describe an edit of the port which the compat tree does not get.
 _PORT_EDIT_CHECKS = {"HP1101": "the port widens the mask to 0xffffffffffffffffULL; HIP 6.4 refuses a 32-bit mask at compile time",
                      "HP2005": "the port guards this definition with #if !defined(__HIP_PLATFORM_AMD__), as HIP's vector types define it on AMD"}
+
+
+def _migrates(rel: str) -> bool:
+    """True for the build files ``--compat`` migrates: CMake files (``CMakeLists.txt``,
+    ``*.cmake``). A Makefile stays as written (it is the tree's plain CUDA build; the generated
+    CMakeLists.txt, made from its facts, builds the three ways)."""
+    return build_file_kind(rel) not in (None, "make")
 
 
 @dataclass
@@ -76,26 +85,40 @@ class CompatNames:
     Attributes:
         names: CUDA name -> (HIP name, file, line) of its first use (files in path order).
         headers: CUDA header -> HIP header.
+        forwarded: CUDA calls (of :attr:`names`) the header maps to a forwarding function that
+            casts a kernel argument to ``const void*`` (:data:`KERNEL_CAST`).
+        by_count: CUDA call -> {argument count: HIP function} of the rules/calls.yaml entries
+            that pick another HIP function by argument count (``cudaEventCreate`` with 2 ->
+            ``hipEventCreateWithFlags``): the header maps the call to overloads that do the same.
     """
 
     names: dict[str, tuple[str, str, int]] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
+    forwarded: set[str] = field(default_factory=set)
+    by_count: dict[str, dict[int, str]] = field(default_factory=dict)
+
+
+#: What a header line says for a version the rule data does not record (HIPIFY's tables leave
+#: the CUDA "Added" column blank for most names of the first CUDA releases they cover).
+UNRECORDED = "(not recorded)"
 
 
 def _versions(mapping: Mapping | None, rules: RuleSet) -> str:
-    """``cuda_runtime: CUDA 11.2, HIP 5.2.0`` from a rule's version fields (the CUDA version
-    where the name appeared is left out when the rule does not record one)."""
+    """``cuda_runtime; CUDA 11.2, HIP 5.2.0``: the rule's family, the release of CUDA (cuDNN for
+    the cuDNN family, the family's ``versions_of``) its name appeared in and the HIP release its
+    HIP name appeared in, from the rule's ``cuda_added`` and ``hip_added`` fields (imported from
+    HIPIFY's tables, ``tools/import_hipify_tables.py``); :data:`UNRECORDED` where the rule
+    records none; ``deprecated in CUDA 12.0`` follows when the rule records ``cuda_deprecated``.
+    Empty for a name no rule names."""
     if mapping is None:
         return ""
     family = rules.families.get(mapping.family)
     library = family.versions_of if family is not None else "CUDA"
     versions = mapping.versions
-    parts = [f"{library} {versions['cuda_added']}"] if "cuda_added" in versions else []
-    if "hip_added" in versions:
-        parts.append(f"HIP {versions['hip_added']}")
+    parts = [f"{library} {versions.get('cuda_added', UNRECORDED)}", f"HIP {versions.get('hip_added', UNRECORDED)}"]
     if "cuda_deprecated" in versions:
         parts.append(f"deprecated in {library} {versions['cuda_deprecated']}")
-    return "; ".join([mapping.family] + ([", ".join(parts)] if parts else []))
+    return f"{mapping.family}; {', '.join(parts)}"
 
 
 def mapping_of(rules: RuleSet, name: str) -> Mapping | None:
@@ -114,9 +137,48 @@ def header_lines(names: CompatNames, rules: RuleSet) -> list[str]:
         if mapping is not None and mapping.kind == "namespace":
             target = mapping.target(rules.target_libs)[0] or hip
             code = f"namespace {cuda} = {target};"
+        elif cuda in names.forwarded or cuda in names.by_count:
+            code = f"#define {cuda} hipport_{cuda}"
         else:
             code = f"#define {cuda} {hip}".rstrip()
         lines.append(f"{code}  // {comment}" if comment else code)
+    return forwarding_lines(names) + lines
+
+
+def forwarding_lines(names: CompatNames) -> list[str]:
+    """The C++ of the forwarding functions (none: []). For ``names.by_count``: a variadic
+    ``hipport_<cuda>`` calling the usual HIP function, and one overload per argument count
+    calling the HIP function rules/calls.yaml names for it (a non-variadic template is the more
+    specialized, so a 2-argument ``cudaEventCreate`` calls ``hipEventCreateWithFlags``). For
+    ``names.forwarded``: ``hipport_<cuda>`` passes each argument on to the HIP function, a kernel
+    (a function or a pointer to one) cast to ``const void*`` as the port's :data:`KERNEL_CAST`
+    does, so ``cudaFuncGetAttributes(&a, kernel)`` compiles unchanged for AMD. C++11
+    (``<type_traits>``)."""
+    lines = []
+    for cuda in sorted(names.by_count):  # the usual HIP function, or the one for this many arguments
+        hip = names.names[cuda][0]
+        lines.append(f"template <typename... A> inline hipError_t hipport_{cuda}(A&&... args) "
+                     f"{{ return {hip}(static_cast<A&&>(args)...); }}")
+        for count, twin in sorted(names.by_count[cuda].items()):
+            types = ", ".join(f"typename A{i}" for i in range(count))
+            params = ", ".join(f"A{i}&& a{i}" for i in range(count))
+            args = ", ".join(f"static_cast<A{i}&&>(a{i})" for i in range(count))
+            lines.append(f"template <{types}> inline hipError_t hipport_{cuda}({params}) {{ return {twin}({args}); }}")
+    if not names.forwarded:
+        return lines
+    is_kernel = "std::is_function<typename std::remove_pointer<typename std::decay<T>::type>::type>::value"
+    lines += [
+        "#include <type_traits>",
+        "// a kernel passed where HIP's C function takes const void* (CUDA's C++ API takes the kernel itself)",
+        f"template <typename T> inline typename std::enable_if<{is_kernel}, const void*>::type",
+        "hipport_compat_arg(T&& kernel) { return reinterpret_cast<const void*>(kernel); }",
+        f"template <typename T> inline typename std::enable_if<!{is_kernel}, T&&>::type",
+        "hipport_compat_arg(T&& value) { return static_cast<T&&>(value); }",
+    ]
+    for cuda in sorted(names.forwarded):
+        hip = names.names[cuda][0]
+        lines.append(f"template <typename... A> inline hipError_t hipport_{cuda}(A&&... args) "
+                     f"{{ return {hip}(hipport_compat_arg(static_cast<A&&>(args))...); }}")
     return lines
 
 
@@ -133,6 +195,8 @@ def render_header(names: CompatNames, rules: RuleSet) -> str:
         f"// Maps the {len(names.names)} CUDA names this tree uses to HIP when compiled as HIP for AMD; maps nothing",
         "// under nvcc (CUDA, or HIP on NVIDIA, where the CUDA names are CUDA's own).",
         f"// CUDA headers ({SHIM_DIR}/ on the AMD include path): {headers}",
+        "// After each mapping: its rule family, then the CUDA and HIP releases the names appeared in",
+        f"// (rules/*.yaml, from HIPIFY's tables; {UNRECORDED}: the rule records no release).",
         "#ifndef HIPPORT_COMPAT_H",
         "#define HIPPORT_COMPAT_H",
         f"#if {AMD_HIP_CONDITION}",
@@ -179,10 +243,25 @@ def _compat_findings(ported, rules: RuleSet, names: CompatNames) -> list[Finding
         else:
             out.append(f)
     for name, what, line, column in call_rewrites:
-        if name in TEMPLATE_OVERLOADS and "argument" in what.split(":")[0] + what[:9]:
+        if what.startswith("argument ") and rules.compat_as_written(name):
+            continue  # HIP's C++ template takes it as written (hip_template, rules/calls.yaml)
+        wraps = [c.wrap for c in rules.calls.get(name, ()) if c.wrap]
+        if what.startswith("argument ") and wraps and all(w == KERNEL_CAST for w in wraps) and name in renamed:
+            names.forwarded.add(name)  # hipport_compat.h casts the kernel (forwarding_lines)
+            continue
+        counted = {c.arguments: c.hip for c in rules.calls.get(name, ()) if c.arguments is not None and c.hip}
+        if "-argument form becomes " in what and counted and name in renamed and name not in names.forwarded:
+            names.by_count.setdefault(name, {}).update(counted)  # overloads in hipport_compat.h
             continue
         fix = "write the call in a form both CUDA and HIP take (the HIP twin's argument types)"
-        if "-argument form becomes " in what:
+        argument, _, written = what.partition(" becomes ")
+        if what.startswith("argument ") and written and not _HIP_ONLY_NAME.search(written.encode()):
+            # the casts of rules/calls.yaml (const void* for a kernel, void** for a pointer) are
+            # what CUDA 12.4's C functions take too (cuda_runtime_api.h:4700 cudaFuncGetAttributes,
+            # :4667 cudaFuncSetCacheConfig, :4737 cudaFuncSetAttribute, :4402 cudaLaunchKernel,
+            # :5798 cudaHostGetDevicePointer)
+            fix = f"write {argument} as {written}, which CUDA takes too; the call then needs no edit"
+        elif "-argument form becomes " in what:
             hip_twin = what.rsplit(" ", 1)[1]
             twins = sorted((m.cuda for m in rules.identifiers.values() if m.hip == hip_twin and m.kind == "function"),
                            key=lambda n: (not n.startswith(name[:4]), n))  # the runtime API's own name first
@@ -197,7 +276,7 @@ def _compat_findings(ported, rules: RuleSet, names: CompatNames) -> list[Finding
         mapping = mapping_of(rules, name)
         if mapping is None:
             continue
-        if mapping.kind == "macro" and (mapping.section in _COMPILER_MACRO_SECTIONS or name in _COMPILER_MACROS):
+        if name in rules.compat_kept:  # compat_kept (rules/cuda_macros.yaml)
             out.append(_named_finding(rules, "compat-macro-kept", summary.path, line, column, name=name, hip=hip))
         elif mapping.kind == "namespace" and "::" in name:
             out.append(_named_finding(rules, "compat-source-edit", summary.path, line, column, name=name,
@@ -244,6 +323,7 @@ def compat_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions()
     result.report.options["compat"] = True
     guard = OutputGuard(out, read_manifest(out) if out.is_dir() else None, options.force)
     names, cuda_names, units, parser = CompatNames(), TreeNames(rules), [], new_parser()
+    build_files, gpu_cxx = [], set()
     prepasses = _tree_prepasses(files, analysis_options, parser)
     ported_files = sorted(_port_all(files, analysis_options, rules, guard=None, prepasses=prepasses),
                           key=lambda p: p.file.rel)
@@ -257,15 +337,23 @@ def compat_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions()
             ported.summary.findings = _compat_findings(ported, rules, names)
             names.headers.update(ported.compat[1] if ported.compat else {})
         cuda_names.add(ported.summary, ported.cuda_names)
-        if guard.write(file.rel, data, file.mode) == KEPT_EDITED:
+        if _migrates(file.rel):
+            build_files.append(ported)  # written once migrated, below
+        elif guard.write(file.rel, data, file.mode) == KEPT_EDITED:
             ported.summary.findings.append(_finding(rules, "output-edited", file.rel, 1, 1, output=file.rel))
         result.written.append(file.rel)
         result.report.files.append(ported.summary)
         if file.convert and file.is_unit:
             units.append(UnitInfo(file.rel, ported.defines_main, ported.uses_hip))
+            if ported.uses_hip and not file.rel.endswith((".cu", ".hip", ".c")):  # C++ files compiled as GPU code
+                gpu_cxx.add(file.rel)
         if progress:
             progress(done, len(files))
     cuda_names.report()
+    # the tree's CMake build, migrated as by convert but keeping the .cu names; it includes the
+    # platform module of compat mode (forced include, shim folder, -DHIPPORT_COMPAT_CUDA=ON)
+    needs_platform_module = _migrate_build_files(build_files, frozenset(gpu_cxx), replace(options, rename_cu=False),
+                                                 rules, guard)
     generated = {COMPAT_HEADER: render_header(names, rules)}
     for cuda_header, hip_header in sorted(names.headers.items()):
         generated[f"{SHIM_DIR}/{cuda_header}"] = render_shim(cuda_header, hip_header)
@@ -279,6 +367,11 @@ def compat_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions()
         generated["CMakeLists.txt"] = _compat_cmake(name, src if src.is_dir() else src.parent, listed, tree_files,
                                                     options, read_makefile_facts(src) if src.is_dir() else None)
         generated[PLATFORM_MODULE] = render_platform_module(options.offload_archs)
+    elif needs_platform_module:
+        textures = {s.output for s in result.report.files if any(f.rule_id == "HP1210" for f in s.findings)}
+        images = units_reaching(out, [u.out_rel for u in units], frozenset(result.written), textures)
+        generated[PLATFORM_MODULE] = render_platform_module(options.offload_archs, image_sources=images,
+                                                            compat=COMPAT_HEADER, shim_dir=SHIM_DIR)
     for rel, text in generated.items():
         _write_generated(result, guard, rules, rel, text.encode("utf-8", "surrogateescape"))
         result.written.append(rel)
@@ -286,13 +379,50 @@ def compat_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions()
     return finish_conversion(result, guard, rules, out, started)
 
 
+def _refused_lines(body: bytes, extra: list) -> dict[int, tuple[str, str]]:
+    """The lines (1-based) of ``body`` whose ``convert --fix`` edits (``extra``:
+    :class:`hipport.edits.Edit`) ``--compat`` refuses, each with (the text the first refused
+    edit replaces there, the HIP-only name that makes it not CUDA).
+
+    An edit is refused when its text names a HIP-only identifier (:data:`_HIP_ONLY_NAME`) or a
+    macro a refused edit defines (``HIPPORT_SYNCWARP``, whose definition for AMD calls
+    ``__builtin_amdgcn_wave_barrier``); every extra edit of a line with a refused one is refused
+    too, so that a line is either as ``--fix`` writes it or as written."""
+    def line_of(offset: int) -> int:
+        return body.count(b"\n", 0, offset) + 1
+
+    refused: dict[int, tuple[str, str]] = {}
+    banned: dict[bytes, str] = {}
+    changed = True
+    while changed:
+        changed = False
+        for edit in extra:
+            line = line_of(edit.start)
+            if line in refused:
+                continue
+            hit = _HIP_ONLY_NAME.search(edit.text)
+            name = hit.group().decode() if hit else next(
+                (why for macro, why in banned.items() if re.search(rb"\b" + re.escape(macro) + rb"\b", edit.text)), None)
+            if name is None:
+                continue
+            refused[line] = (body[edit.start:edit.end].decode("utf-8", "replace").strip(), name)
+            for macro in _DEFINED_MACRO.findall(edit.text):
+                banned.setdefault(macro, name)
+            changed = True
+    return refused
+
+
 def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, sources, parser, ported,
                masks=None) -> bytes:
-    """``data`` with the edits that ``convert --fix`` adds to ``convert`` (``register`` deleted,
-    wavefront-size rewrites), which stay correct CUDA; the findings and names of ``ported``
-    become those of the analysis with ``--fix`` (HP1107, HP1214 for what was fixed). ``masks``:
-    the tree's :func:`hipport.warp.mask_names` (where the names ``*_sync`` calls pass as masks
-    are defined), as the analysis without --fix had it."""
+    """``data`` with the edits that ``convert --fix`` adds to ``convert`` that stay correct CUDA
+    (``register`` deleted, the wavefront-size rewrites, definitions under ``#if
+    defined(__HIP__)``); the edits that write HIP-only code (:func:`_refused_lines`: a
+    ``CUdeviceptr`` offset as ``hipDeviceptr_t``, ``__syncwarp`` as AMD builtins) are refused.
+    The findings and names of ``ported`` become those of the analysis with ``--fix`` (HP1107,
+    HP1214 for what was fixed), except on a refused line, which keeps the findings of the
+    analysis without it and gets HP1401 (compat-source-edit). ``masks``: the tree's
+    :func:`hipport.warp.mask_names` (where the names ``*_sync`` calls pass as masks are
+    defined), as the analysis without --fix had it."""
     from .analyze import analyze_file
     from .convert import _HeaderResolver
     bom = b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b""
@@ -301,13 +431,26 @@ def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, sourc
     kwargs = dict(is_cuda_unit=file.is_cuda_unit, resolve_header=_HeaderResolver(sources, file.rel),
                   sources=sources, mask_names=masks)
     with_fix = analyze_file(file.rel, body, tree, rules, fix=True, **kwargs)
-    without = set(analyze_file(file.rel, body, tree, rules, fix=False, **kwargs).edits)
+    analysis = analyze_file(file.rel, body, tree, rules, fix=False, **kwargs)
+    without = set(analysis.edits)
     extra = [e for e in with_fix.edits if e not in without]
     if not extra:
         return data
-    ported.summary.findings = filter_and_fingerprint(with_fix.findings, body)
+    refused = _refused_lines(body, extra)
+    applied = [e for e in extra if body.count(b"\n", 0, e.start) + 1 not in refused]
+    findings = [f for f in with_fix.findings if f.line not in refused]
+    findings += [f for f in analysis.findings if f.line in refused]
+    kept = {(f.line, f.column, f.rule_id) for f in analysis.findings}
+    for fixed in with_fix.findings:  # what --fix said it rewrote on a refused line
+        if fixed.line in refused and (fixed.line, fixed.column, fixed.rule_id) not in kept:
+            findings.append(_named_finding(
+                rules, "compat-source-edit", file.rel, fixed.line, fixed.column, name=fixed.name or fixed.rule_id,
+                what=f"convert --fix rewrites it ({fixed.rule_id}) to code that needs {refused[fixed.line][1]}, "
+                     "which CUDA lacks",
+                fix="make the change by hand under #if defined(__HIP__), or port with convert --fix"))
+    ported.summary.findings = filter_and_fingerprint(sorted(findings, key=Finding.sort_key), body)
     ported.compat = (with_fix.renamed, with_fix.headers_mapped, with_fix.call_rewrites, with_fix.type_rewrites)
-    return bom + apply_edits(body, extra)
+    return bom + apply_edits(body, applied) if applied else data
 
 
 def _compat_cmake(project: str, root: Path, units: list[UnitInfo], tree_files: frozenset[str],

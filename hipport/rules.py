@@ -91,6 +91,8 @@ class Mapping:
             ``representation``), (CUDA definition, HIP definition), each the C type followed by
             the header and line it comes from (``unsigned long long (cuda.h:258)``,
             ``void * (hip/driver_types.h:47)``); () for every other entry.
+        compat_kept: ``hipport convert --compat`` leaves the name unmapped and reports its uses
+            (HP1402): a compiler macro HIP's own headers test (field ``compat_kept``).
     """
 
     cuda: str
@@ -111,6 +113,7 @@ class Mapping:
     report_unknown_type: bool = False
     absent_fix: str = ""
     representation: tuple[str, ...] = ()
+    compat_kept: bool = False
 
     def target(self, target_libs: str = "hip") -> tuple[str | None, str]:
         """(replacement name or None, status) for ``target_libs`` (one of :data:`TARGET_LIBS`).
@@ -242,6 +245,8 @@ class CallRewrite:
     entry with ``unwrapped`` reports HP2010 (signature-differs) with that text for a call that
     has too few arguments written to wrap (a macro that expands to the argument list), once per
     call; under ``--target-libs roc`` a wrap entry of a family with a ROCm library is not applied.
+    ``hip_template`` (a wrap entry's ``header.h:line``): HIP 6.4.3's C++ template overload that
+    takes the argument as CUDA writes it, so ``convert --compat`` keeps such calls without a finding.
     """
 
     cuda: str
@@ -257,6 +262,7 @@ class CallRewrite:
     narrower: str = ""
     positions: tuple[int, ...] = ()
     unwrapped: str = ""
+    hip_template: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -484,6 +490,20 @@ class RuleSet:
         return next((entry for entry in self.ptx if entry.matches(opcode, operands)), None)
 
     @cached_property
+    def compat_kept(self) -> frozenset[str]:
+        """The names ``convert --compat`` leaves unmapped (HP1402): those with an entry, in any
+        family's file (a repeat included: ``__CUDACC__`` is also in the driver API's table),
+        marked ``compat_kept`` (rules/cuda_macros.yaml)."""
+        return frozenset(m.cuda for m in (*self.identifiers.values(), *self.repeats) if m.compat_kept)
+
+    def compat_as_written(self, name: str) -> bool:
+        """True when every argument rewrite (``wrap``) of call ``name`` in rules/calls.yaml has a
+        ``hip_template``: HIP's C++ template overload takes the arguments as CUDA writes them,
+        so ``convert --compat`` needs no edit of such a call."""
+        wraps = [c for c in self.calls.get(name, ()) if c.wrap]
+        return bool(wraps) and all(c.hip_template for c in wraps)
+
+    @cached_property
     def candidate_pattern(self) -> re.Pattern[bytes]:
         """A compiled regex matching every run of word characters that starts like an
         identifier rule.
@@ -682,6 +702,7 @@ def _parse_mappings(path: Path, data: dict, node: yaml.Node | None) -> RuleFileC
             absent_fix=entry.get("absent", {}).get("fix", ""),
             representation=(entry["representation"]["cuda"], entry["representation"]["hip"])
             if "representation" in entry else (),
+            compat_kept=entry.get("compat_kept", False),
         ))
     info = Family(family, data["title"], data["source"], roc_library, data.get("upstream", {}), str(path),
                   data.get("versions_of", "CUDA"), data.get("cpp_namespace", ""))
@@ -736,14 +757,14 @@ def _from_cache(path: Path, cached: dict) -> RuleFileContent:
     return RuleFileContent(
         [Mapping(*fields[:8], path=where, line=fields[8], roc=fields[9], roc_status=fields[10], roc_library=fields[11],
                  hip_lacks=tuple(fields[12]), overload_fix=fields[13], report_unknown_type=fields[14],
-                 absent_fix=fields[15], representation=tuple(fields[16]))
+                 absent_fix=fields[15], representation=tuple(fields[16]), compat_kept=fields[17])
          for fields in cached["mappings"]],
         [Check(*fields, path=where, line=line) for *fields, line in cached["checks"]],
         [PtxEquivalent(*fields, path=where, line=line) for *fields, line in cached["ptx"]],
         [Construct(*fields, path=where, line=line) for *fields, line in cached["constructs"]],
         Family(*family[:5], path=where, versions_of=family[5], cpp_namespace=family[6]) if family else None,
         [CallRewrite(c[0], c[1], c[2], tuple(c[3]), *c[4:7], path=where, line=c[7], differs=c[8], narrower=c[9],
-                     positions=tuple(c[10]), unwrapped=c[11])
+                     positions=tuple(c[10]), unwrapped=c[11], hip_template=c[12])
          for c in cached["calls"]],
         [GroupMember(m[0], tuple(m[1]), *m[2:7], path=where, line=m[7], const_instead=m[8]) for m in cached["members"]],
     )
@@ -753,7 +774,7 @@ def _to_cache(content: RuleFileContent) -> dict:
     return {
         "mappings": [[m.cuda, m.hip, m.kind, m.status, m.family, m.section, m.note, m.versions, m.line,
                       m.roc, m.roc_status, m.roc_library, list(m.hip_lacks), m.overload_fix, m.report_unknown_type,
-                      m.absent_fix, list(m.representation)]
+                      m.absent_fix, list(m.representation), m.compat_kept]
                      for m in content.mappings],
         "family": ([content.family.id, content.family.title, content.family.source, content.family.roc_library,
                     content.family.upstream, content.family.versions_of, content.family.cpp_namespace]
@@ -763,7 +784,7 @@ def _to_cache(content: RuleFileContent) -> dict:
         "ptx": [[p.match, p.hip, p.note, p.line] for p in content.ptx],
         "constructs": [[c.name, c.check, c.where, c.line] for c in content.constructs],
         "calls": [[c.cuda, c.argument, c.wrap, list(c.unless), c.arguments, c.hip, c.note, c.line, c.differs, c.narrower,
-                   list(c.positions), c.unwrapped]
+                   list(c.positions), c.unwrapped, c.hip_template]
                   for c in content.calls],
         "members": [[m.cuda, list(m.of), m.status, m.hip, m.instead, m.note, m.family, m.line, m.const_instead]
                     for m in content.members],

@@ -24,21 +24,25 @@ EXPECTED_SMALL_HEADER = f"""\
 // Maps the 11 CUDA names this tree uses to HIP when compiled as HIP for AMD; maps nothing
 // under nvcc (CUDA, or HIP on NVIDIA, where the CUDA names are CUDA's own).
 // CUDA headers (hipport_compat/ on the AMD include path): cuda_runtime.h -> hip/hip_runtime.h
+// After each mapping: its rule family, then the CUDA and HIP releases the names appeared in
+// (rules/*.yaml, from HIPIFY's tables; (not recorded): the rule records no release).
 #ifndef HIPPORT_COMPAT_H
 #define HIPPORT_COMPAT_H
 #if defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)
 #include <hip/hip_runtime.h>
-#define cudaError_t hipError_t  // cuda_runtime; HIP 1.5.0
-#define cudaEventCreate hipEventCreate  // cuda_runtime; HIP 1.6.0
-#define cudaEventDisableTiming hipEventDisableTiming  // cuda_runtime; HIP 1.6.0
-#define cudaEvent_t hipEvent_t  // cuda_runtime; HIP 1.6.0
-#define cudaFree hipFree  // cuda_runtime; HIP 1.5.0
-#define cudaGetErrorString hipGetErrorString  // cuda_runtime; HIP 1.6.0
-#define cudaMalloc hipMalloc  // cuda_runtime; HIP 1.5.0
-#define cudaStreamCreate hipStreamCreate  // cuda_runtime; HIP 1.6.0
-#define cudaStreamSynchronize hipStreamSynchronize  // cuda_runtime; HIP 1.6.0
-#define cudaStream_t hipStream_t  // cuda_runtime; HIP 1.5.0
-#define cudaSuccess hipSuccess  // cuda_runtime; HIP 1.5.0
+template <typename... A> inline hipError_t hipport_cudaEventCreate(A&&... args) {{ return hipEventCreate(static_cast<A&&>(args)...); }}
+template <typename A0, typename A1> inline hipError_t hipport_cudaEventCreate(A0&& a0, A1&& a1) {{ return hipEventCreateWithFlags(static_cast<A0&&>(a0), static_cast<A1&&>(a1)); }}
+#define cudaError_t hipError_t  // cuda_runtime; CUDA (not recorded), HIP 1.5.0
+#define cudaEventCreate hipport_cudaEventCreate  // cuda_runtime; CUDA (not recorded), HIP 1.6.0
+#define cudaEventDisableTiming hipEventDisableTiming  // cuda_runtime; CUDA (not recorded), HIP 1.6.0
+#define cudaEvent_t hipEvent_t  // cuda_runtime; CUDA (not recorded), HIP 1.6.0
+#define cudaFree hipFree  // cuda_runtime; CUDA (not recorded), HIP 1.5.0
+#define cudaGetErrorString hipGetErrorString  // cuda_runtime; CUDA (not recorded), HIP 1.6.0
+#define cudaMalloc hipMalloc  // cuda_runtime; CUDA (not recorded), HIP 1.5.0
+#define cudaStreamCreate hipStreamCreate  // cuda_runtime; CUDA (not recorded), HIP 1.6.0
+#define cudaStreamSynchronize hipStreamSynchronize  // cuda_runtime; CUDA (not recorded), HIP 1.6.0
+#define cudaStream_t hipStream_t  // cuda_runtime; CUDA (not recorded), HIP 1.5.0
+#define cudaSuccess hipSuccess  // cuda_runtime; CUDA (not recorded), HIP 1.5.0
 #elif defined(__HIP_PLATFORM_NVIDIA__)
 #include <hip/hip_runtime.h>
 #endif
@@ -73,14 +77,11 @@ def test_findings_of_what_a_macro_cannot_express(tmp_path):
     out = tmp_path / "out"
     compat_tree(SMALL, out)
     report = json.loads((out / "hipport-report.json").read_text())
+    # the 2-argument cudaEventCreate of line 17 is an overload of the header, not HP1401
     assert findings_lines(report) == [
         "5:8 HP1402 warning __CUDACC__ is not defined by hipport_compat.h (HIP's own headers test it to find the "
         "NVIDIA backend), so code under #if __CUDACC__ is left out of the HIP build for AMD",
-        "17:5 HP1401 error cudaEventCreate: the port rewrites the call: the 2-argument form becomes "
-        "hipEventCreateWithFlags; in a --compat tree the CUDA source keeps it as written, which no name mapping can change",
     ]
-    assert report["findings"][1]["fix"] == ("write cudaEventCreateWithFlags, which CUDA has too and hipport_compat.h "
-                                            "maps to hipEventCreateWithFlags")
 
 
 def test_calls_hip_templates_take_as_written_are_not_reported(tmp_path):
@@ -89,6 +90,30 @@ def test_calls_hip_templates_take_as_written_are_not_reported(tmp_path):
     out = tmp_path / "out"
     result = compat_tree(CORPUS / "shared_reduce", out)
     assert [f.rule_id for s in result.report.files for f in s.findings] == []
+
+
+def test_header_lines_name_the_cuda_and_hip_releases(tmp_path):
+    """Each line names the CUDA release its name appeared in (cuDNN's for cuDNN names) and the HIP
+    release, from the rules' cuda_added/hip_added fields (HIPIFY's tables: cudaMallocAsync
+    11.2/5.2.0, cudaMemAdvise 8.0/3.7.0; cudaMemcpyToArray deprecated in CUDA 10.1)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.cu").write_text("#include <cuda_runtime.h>\n"
+                              "void f(void** p, cudaStream_t s) { cudaMallocAsync(p, 4, s); cudaMemAdvise(*p, 4, "
+                              "cudaMemAdviseSetReadMostly, 0); }\n"
+                              "void g(cudaArray_t a, const void* h) { cudaMemcpyToArray(a, 0, 0, h, 4, cudaMemcpyHostToDevice); }\n")
+    compat_tree(src, tmp_path / "out")
+    lines = [line for line in (tmp_path / "out" / "hipport_compat.h").read_text().splitlines()
+             if line.startswith("#define cuda")]
+    assert lines == [
+        "#define cudaArray_t hipArray_t  // cuda_runtime; CUDA (not recorded), HIP 1.7.0",
+        "#define cudaMallocAsync hipMallocAsync  // cuda_runtime; CUDA 11.2, HIP 5.2.0",
+        "#define cudaMemAdvise hipMemAdvise  // cuda_runtime; CUDA 8.0, HIP 3.7.0",
+        "#define cudaMemAdviseSetReadMostly hipMemAdviseSetReadMostly  // cuda_runtime; CUDA 8.0, HIP 3.7.0",
+        "#define cudaMemcpyHostToDevice hipMemcpyHostToDevice  // cuda_runtime; CUDA (not recorded), HIP 1.5.0",
+        "#define cudaMemcpyToArray hipMemcpyToArray  // cuda_runtime; CUDA (not recorded), HIP 1.6.0, deprecated in CUDA 10.1",
+        "#define cudaStream_t hipStream_t  // cuda_runtime; CUDA (not recorded), HIP 1.5.0",
+    ]
 
 
 def test_rerun_regenerates_the_header(tmp_path):
@@ -105,8 +130,8 @@ def test_rerun_regenerates_the_header(tmp_path):
     (src / "a.cu").write_text("int main() { void* p; return cudaMalloc(&p, 4) != cudaSuccess; }\n")
     compat_tree(src, out)
     lines = [line for line in header.read_text().splitlines() if line.startswith("#define")]
-    assert lines == ["#define HIPPORT_COMPAT_H", "#define cudaMalloc hipMalloc  // cuda_runtime; HIP 1.5.0",
-                     "#define cudaSuccess hipSuccess  // cuda_runtime; HIP 1.5.0"]
+    assert lines == ["#define HIPPORT_COMPAT_H", "#define cudaMalloc hipMalloc  // cuda_runtime; CUDA (not recorded), HIP 1.5.0",
+                     "#define cudaSuccess hipSuccess  // cuda_runtime; CUDA (not recorded), HIP 1.5.0"]
     assert not (out / "hipport_compat" / "cuda_runtime.h").exists()  # no include of it any more
     assert (out / "a.cu").read_text() == (src / "a.cu").read_text()
 
@@ -193,3 +218,81 @@ def test_tag_keyword_before_a_typedef_name_is_reported(tmp_path):
     assert [f["fix"] for f in report["findings"]] == [
         "keep this forward declaration for CUDA only (#if !defined(__HIP__)): HIP's headers declare the type",
         "write cudaGraphicsResource without the keyword, which CUDA and HIP both take"]
+
+
+def test_what_compat_keeps_as_written_comes_from_the_rule_data(tmp_path):
+    """rules/calls.yaml's hip_template (HIP's C++ template overload takes the argument as CUDA
+    writes it) and rules/cuda_macros.yaml's compat_kept decide; the same rules without those
+    fields report the call (HP1401) and map the macro."""
+    import dataclasses
+    import json
+
+    from hipport.rules import default_rules
+
+    rules = default_rules("hip")
+    assert rules.compat_kept == frozenset({"__CUDACC__", "__NVCC__"})
+    assert [c.hip_template for c in rules.calls["cudaMemcpyToSymbol"]] == ["hip/hip_runtime_api.h:9139"]
+    assert rules.compat_as_written("cudaOccupancyMaxActiveBlocksPerMultiprocessor")
+    assert not rules.compat_as_written("cudaFuncGetAttributes")  # HIP 6.4.3 has only the const void* form
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.cu").write_text("#include <cuda_runtime.h>\n__constant__ float k[4];\n"
+                              "#ifdef __CUDACC__\nvoid f(const float* h) { cudaMemcpyToSymbol(k, h, sizeof(k)); }\n#endif\n")
+    compat_tree(src, tmp_path / "out", rules=rules)
+    report = json.loads((tmp_path / "out" / "hipport-report.json").read_text())
+    assert [f"{f['line']}:{f['column']} {f['rule_id']}" for f in report["findings"]] == ["3:8 HP1402"]
+    assert "#define __CUDACC__" not in (tmp_path / "out" / "hipport_compat.h").read_text()
+
+    without = dataclasses.replace(
+        rules, calls={name: tuple(dataclasses.replace(c, hip_template="") for c in entries)
+                      for name, entries in rules.calls.items()},
+        identifiers={name: dataclasses.replace(m, compat_kept=False) for name, m in rules.identifiers.items()},
+        repeats=tuple(dataclasses.replace(m, compat_kept=False) for m in rules.repeats))
+    compat_tree(src, tmp_path / "out2", rules=without)
+    report = json.loads((tmp_path / "out2" / "hipport-report.json").read_text())
+    assert findings_lines(report) == [
+        "4:26 HP1401 error cudaMemcpyToSymbol: the port rewrites the call: argument 1 becomes HIP_SYMBOL(k); in a "
+        "--compat tree the CUDA source keeps it as written, which no name mapping can change"]
+    assert "#define __CUDACC__ __HIPCC__  // " in (tmp_path / "out2" / "hipport_compat.h").read_text()
+
+
+FIX = FIXTURES / "compat" / "fix.cu"
+#: fix.cu after `convert --compat --fix`: register deleted and the wavefront-size rewrites
+#: (% warpSize, the 64-bit ballot and __popcll) applied; __syncwarp (HIP 7.0's AMD builtins) and
+#: the CUdeviceptr offset (hipDeviceptr_t) left as written.
+EXPECTED_FIXED = FIX.read_text().replace(
+    "    register int lane = threadIdx.x % 32;\n    unsigned mask = __ballot_sync(0xffffffff, in[threadIdx.x] > 0);\n"
+    "    if (lane == 0) out[blockIdx.x] = __popc(mask);\n",
+    "    int lane = threadIdx.x % warpSize;\n    unsigned long long mask = __ballot_sync(0xffffffff, in[threadIdx.x] > 0);\n"
+    "    if (lane == 0) out[blockIdx.x] = __popcll(mask);\n")
+
+
+def test_fix_applies_the_edits_that_stay_cuda_and_refuses_the_others(toolchain, tmp_path):
+    """--compat --fix: the edits of convert --fix that are CUDA too are applied; those writing
+    HIP-only code (HP1115's __builtin_amdgcn_* definition of __syncwarp, HP1222's hipDeviceptr_t)
+    are refused: the line keeps the findings of a run without --fix, plus HP1401. The result
+    compiles as plain CUDA for sm_90."""
+    import json
+
+    out = tmp_path / "out"
+    compat_tree(FIX, out, ConvertOptions(fix=True))
+    assert EXPECTED_FIXED != FIX.read_text()
+    assert (out / "fix.cu").read_text() == EXPECTED_FIXED
+    assert findings_lines(json.loads((out / "hipport-report.json").read_text())) == [
+        "7:5 HP1214 info 'register' storage class deleted (declaration; --fix): C++17, the standard clang compiles HIP as, has none",
+        "7:39 HP1107 info lane arithmetic: % 32 rewritten to % warpSize (--fix)",
+        "8:14 HP1107 info the mask mask: unsigned rewritten to unsigned long long (--fix)",
+        "8:35 HP1401 error __ballot_sync: the port widens the mask to 0xffffffffffffffffULL; HIP 6.4 refuses a 32-bit mask "
+        "at compile time; in a --compat tree the CUDA source keeps it as written, which no name mapping can change",
+        "9:38 HP1107 info the count of a lane mask: __popc rewritten to __popcll (--fix)",
+        "10:5 HP1108 warning __syncwarp: HIP has __syncwarp only from HIP 7.0 (ROCm 7)",
+        "10:5 HP1401 error __syncwarp(): convert --fix rewrites it (HP1115) to code that needs __builtin_amdgcn_fence, which "
+        "CUDA lacks; in a --compat tree the CUDA source keeps it as written, which no name mapping can change",
+        "16:24 HP1216 error CUdeviceptr used as an integer (operator +): CUDA defines it as unsigned long long (cuda.h:258, "
+        "64-bit builds), HIP's hipDeviceptr_t is void * (hip/driver_types.h:47); this does not compile for HIP",
+        "16:24 HP1401 error CUdeviceptr: convert --fix rewrites it (HP1222) to code that needs hipDeviceptr_t, which CUDA "
+        "lacks; in a --compat tree the CUDA source keeps it as written, which no name mapping can change",
+    ]
+    done = subprocess.run([str(toolchain.nvcc), "-ccbin", str(toolchain.ccbin), "-arch=sm_90", "-c", str(out / "fix.cu"),
+                           "-o", str(tmp_path / "fix.o")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
