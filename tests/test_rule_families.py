@@ -72,7 +72,8 @@ UPSTREAM = {
 #: HIP 6.4.3 declares a name HIPIFY's table has none for (cuda_device: 32 device functions, the two
 #: round-to-nearest bfloat16 conversions __float2bfloat16_rn/__float2bfloat162_rn through HIP's __float2bfloat16,
 #: the 11 atomic*_block functions (to HIP's device-scope atomics) and atomicInc/Dec_system (unsupported), 4
-#: bfloat16 types and 7 cuda_fp16.h/cuda_bf16.h typedefs such as nv_bfloat16 and nv_half; cuda_runtime +16 and cuda_driver +15 names HIP 6.4 added, less 2 HIPIFY names
+#: bfloat16 types and 7 cuda_fp16.h/cuda_bf16.h typedefs such as nv_bfloat16 and nv_half, and __dp4a/__dp2a_lo/__dp2a_hi
+#: (HP2042, definitions the port adds); cuda_macros: __grid_constant__ (HP1221); cuda_runtime +16 and cuda_driver +15 names HIP 6.4 added, less 2 HIPIFY names
 #: HIP does not declare); cuda_device and cudnn leave out names other rule files report. cublas:
 #: cublasGetStatusString gets hipBLAS's name, cublasSetWorkspace(_v2) (not in HIPIFY's table) are
 #: added with their rocBLAS name, 2 HIPIFY rocBLAS status names are dropped; cusolver: 3 dropped,
@@ -83,11 +84,11 @@ UPSTREAM = {
 #: HIPIFY lacks get hip/linker_types.h's, and cuuint32_t/cuuint64_t (not in HIPIFY's table) are added.
 COUNTS = {
     "cub": (71, 17, None, 60), "cublas": (981, 823, 755, 4), "cublaslt": (494, 85, None, 1),
-    "cucomplex": (26, 26, None, 1), "cuda_device": (831, 569, None, 15), "cuda_driver": (2010, 1141, None, 6),
+    "cucomplex": (26, 26, None, 1), "cuda_device": (834, 572, None, 15), "cuda_driver": (2010, 1141, None, 6),
     "cuda_runtime": (1436, 934, None, 15), "cudnn": (1160, 267, 555, 1), "cufft": (162, 124, None, 4),
     "curand": (151, 117, 111, 13), "cusolver": (746, 344, 29, 6), "cusparse": (859, 684, 612, 2),
     "nvrtc": (36, 27, None, 1), "nccl": (88, 77, None, 1), "thrust": (2, 2, None, 71),
-    "libcudacxx": (0, 0, None, 52), "cuda_macros": (12, 12, None, 0), "cooperative_groups": (6, 0, None, 4),
+    "libcudacxx": (0, 0, None, 52), "cuda_macros": (13, 13, None, 0), "cooperative_groups": (6, 0, None, 4),
     "nvtx": (60, 9, None, 8),
 }
 
