@@ -20,6 +20,10 @@ syncwarp_exchange has no width assumption, only __syncwarp, which HIP 6.x lacks:
 port does not build (nor does it with HIP 6.4), its --fix output (HIP 7.0's definition of
 __syncwarp, HP1115) gives the reference at both widths, and the same output with those calls
 deleted is wrong at both widths (the emulator sees a missing wave barrier).
+mask_macro keeps its full mask in a macro (``#define FULL_MASK 0xffffffff``) that a second macro
+and a ballot use: its unfixed port does not build (HIP's static assertion on 32-bit masks, which
+the emulator's headers make too), and --fix's widening of the macro body (HP1107) gives the
+reference at both widths.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from hipport import emulator
 from hipport.convert import ConvertOptions, convert_tree
 
 FIXTURES = Path(__file__).parent / "fixtures" / "warp"
-CASES = ["ballot_rank", "block_sum", "warp_size_define", "ballot_out_param", "syncwarp_exchange"]
+CASES = ["ballot_rank", "block_sum", "warp_size_define", "ballot_out_param", "syncwarp_exchange", "mask_macro"]
 
 
 @pytest.fixture(scope="module")
@@ -55,14 +59,14 @@ def reference(case: str) -> str:
     return (FIXTURES / case / "output.txt").read_text()
 
 
-@pytest.mark.parametrize("case", [case for case in CASES if case != "syncwarp_exchange"])
+@pytest.mark.parametrize("case", [case for case in CASES if case not in ("syncwarp_exchange", "mask_macro")])
 def test_unfixed_port_at_width_32_is_the_reference(case, ports):
     result = run(ports[case][0], 32)
     assert (result.returncode, result.stdout) == (0, reference(case))
     assert result.stdout.endswith("Test PASSED\n")
 
 
-@pytest.mark.parametrize("case", ["ballot_rank", "block_sum", "warp_size_define", "ballot_out_param", "syncwarp_exchange"])
+@pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("wave", [64, 32])
 def test_fix_output_gives_the_reference_at_both_widths(case, wave, ports):
     assert ports[case][1].read_text() == (FIXTURES / case / "fixed.hip").read_text()
@@ -234,3 +238,17 @@ def test_header_constant_host_as_logical_warps_across_files_gives_the_reference(
     host's 8 warps per block stay true at both widths."""
     result = run(host_tree_ports[1], wave)
     assert (result.returncode, result.stdout) == (0, "8 warps per block\n" + HEADER_CONSTANT_OUTPUT)
+
+
+def test_mask_macro_unfixed_port_stops_at_hips_mask_assertion(ports):
+    """The 32-bit FULL_MASK reaches HIP's _sync builtins through two macros: the build stops at
+    the static assertion HIP 6.4's amd_warp_sync_functions.h makes, as the emulator's headers do."""
+    with pytest.raises(emulator.EmulatorError) as error:
+        emulator.build(ports["mask_macro"][0], 64)
+    assert "static assertion failed: The mask must be a 64-bit integer." in str(error.value)
+
+
+def test_mask_macro_fix_widens_the_macro_body(ports):
+    fixed = ports["mask_macro"][1].read_text()
+    assert "#define FULL_MASK 0xffffffffffffffffULL\n" in fixed
+    assert "#define SHFL_DOWN(v, o) __shfl_down_sync(FULL_MASK, (v), (o))\n" in fixed
