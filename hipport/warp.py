@@ -772,6 +772,18 @@ class _Scan:
                 self.links.append((("file", use.start()), unit))
                 continue
             uses.append(token)
+        if name == "warpSize" and definition is not None:
+            # The code declares its own warpSize = 32 (bsw in HeCBench): it hides HIP's, so its
+            # uses are 32 at every wavefront width and no rewrite of them can reach HIP's.
+            definition.fixes = None
+            definition.reason = (f"the code declares its own warpSize = 32 (line {node.start_point[0] + 1}), which "
+                                 "hides HIP's warpSize: its uses stay 32 on 64-wide wavefronts (rename it, or "
+                                 "delete it to use HIP's)")
+            for token in uses:
+                item_unit = self.unit_of(token)
+                self.links.append((item_unit, unit))
+                self.add(_Item(item_unit, token, None, name, {}, None, definition.reason))
+            return
         if definition is not None and not uses and not shared:
             definition.fixes = None
             definition.reason = f"{name} is not used in this file: the files that use it decide what it must be"

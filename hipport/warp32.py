@@ -289,11 +289,14 @@ def edits(scan: "_Scan", functions: list[tree_sitter.Node]) -> tuple[list[Edit],
     for function in functions:
         if not scan.is_device(function) or scan.function_name(function).startswith(HELPER_PREFIX):
             continue
+        scope = scan.locals_of(function)
+        own_warp_size = scope is not None and "warpSize" in scope.declared  # the code's own, kept
         for match, node in _code_matches(scan, _IDENTIFIER, function):
             word = match.group(1).decode()
             if word == "warpSize" and node.type in ("identifier", "type_identifier") and (
                     node.parent is None or node.parent.type != "field_expression"):
-                found.append(Edit(node.start_byte, node.end_byte, b"32"))
+                if not own_warp_size:
+                    found.append(Edit(node.start_byte, node.end_byte, b"32"))
                 continue
             helper = RENAMES.get(word)
             call = node.parent

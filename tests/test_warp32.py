@@ -389,3 +389,54 @@ def test_a_kernel_of_a_header_runs_as_logical_warps_with_the_host_code_launching
         "votes.cuh:2 HP1116", "votes.cuh:3 HP1101"]
     assert "  any[threadIdx.x] = hipport_warp32_any_sync(0xffffffffffffffffULL, in[threadIdx.x]);\n" in (
         tmp_path / "out" / "votes.cuh").read_text()
+
+
+_OWN_WARP_SIZE = """\
+#include <cstdio>
+#include <cuda_runtime.h>
+__device__ int warp_max(int v) {
+  int   warpSize = 32;
+  for (int offset = warpSize / 2; offset > 0; offset /= 2) v = max(v, __shfl_down_sync(0xffffffff, v, offset));
+  return v;
+}
+__global__ void maxima(const int* in, int* out) {
+  const int v = warp_max(in[threadIdx.x]);
+  if (threadIdx.x % 32 == 0) out[threadIdx.x / 32] = v;
+}
+int main() {
+  int h[128], r[4], *d, *o;
+  for (int i = 0; i < 128; ++i) h[i] = (i * 53) % 97;
+  cudaMalloc(&d, sizeof(h));
+  cudaMalloc(&o, sizeof(r));
+  cudaMemcpy(d, h, sizeof(h), cudaMemcpyHostToDevice);
+  maxima<<<1, 128>>>(d, o);
+  cudaMemcpy(r, o, sizeof(r), cudaMemcpyDeviceToHost);
+  int bad = 0;
+  for (int w = 0; w < 4; ++w) {
+    int m = 0;
+    for (int i = 32 * w; i < 32 * w + 32; ++i) m = h[i] > m ? h[i] : m;
+    printf("warp %d max %d\\n", w, r[w]);
+    bad += r[w] != m;
+  }
+  printf(bad ? "Test FAILED\\n" : "Test PASSED\\n");
+  return bad != 0;
+}
+"""
+
+
+@pytest.mark.parametrize("wave", [64, 32])
+def test_code_declaring_its_own_warp_size_keeps_it_and_runs_as_logical_warps(tmp_path, wave):
+    """A local ``int warpSize = 32;`` (HeCBench bsw) hides HIP's warpSize: the widening must not
+    call its uses fixed (the loop would still start at 16 on wave64), and the logical-warp
+    rewrite keeps the declaration (it wrote ``int 32 = 32;`` before)."""
+    text, findings = port_text(tmp_path, _OWN_WARP_SIZE)
+    assert "  int   warpSize = 32;\n" in text
+    assert ("  for (int offset = warpSize / 2; offset > 0; offset /= 2) "
+            "v = max(v, hipport_warp32_shfl_down_sync(0xffffffffffffffffULL, v, offset));\n") in text
+    reason = ("the code declares its own warpSize = 32 (line 4), which hides HIP's warpSize: its uses stay 32 "
+              "on 64-wide wavefronts (rename it, or delete it to use HIP's)")
+    assert [f for f in findings if "HP1107" in f] == []
+    assert findings[0] == "3:16 HP1116 --fix ported warp_max " + LOGICAL + reason
+    result = run(tmp_path / "fix" / "k.hip", wave)
+    assert (result.returncode, result.stdout) == (0, "warp 0 max 91\nwarp 1 max 93\nwarp 2 max 96\nwarp 3 max 90\n"
+                                                      "Test PASSED\n")
