@@ -165,9 +165,34 @@ def file_newline(ctx: "_FileContext") -> str:
 def insert_once(ctx: "_FileContext", first_use: "tree_sitter.Node | int", block: str) -> None:
     """Insert ``block`` (text ending in the file's line ending) before the file-scope declaration
     holding ``first_use`` (see :func:`definition_offset`), or at byte offset ``first_use`` when it
-    is one (a line start); the edit goes to ``ctx.result.edits``. Call it once per block and file."""
+    is one (a line start), shielded from the file's macros (:func:`shield_from_macros`); the edit
+    goes to ``ctx.result.edits``. Call it once per block and file."""
     offset = first_use if isinstance(first_use, int) else definition_offset(ctx, first_use)
-    ctx.result.edits.append(Edit(offset, offset, block.encode()))
+    ctx.result.edits.append(Edit(offset, offset, shield_from_macros(ctx.source, offset, block.encode())))
+
+
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def shield_from_macros(source: bytes, offset: int, block: bytes) -> bytes:
+    """``block`` (code the port inserts at byte ``offset`` of ``source``) made immune to the
+    file's own macros: each name ``#define``d in ``source`` above ``offset`` that the block uses as
+    a word (a parameter ``mask`` under a user's ``#define mask 0xFFFFFFFF``, HeCBench jaccard)
+    is saved with ``#pragma push_macro``, undefined for the block and restored after it with
+    ``#pragma pop_macro`` (clang, GCC and nvcc all have both), so the file's code after the block
+    sees its macro again. Names the block defines itself are left alone. A block that uses none
+    comes back unchanged. Macros of included headers are not seen (a known gap)."""
+    defined = {match.group(1) for match in _DEFINE.finditer(source, 0, offset)}
+    if not defined:
+        return block
+    clashes = sorted((defined & set(_IDENTIFIER.findall(block))) - {m.group(1) for m in _DEFINE.finditer(block)})
+    if not clashes:
+        return block
+    newline = b"\r\n" if block.endswith(b"\r\n") else b"\n"
+    save = b"".join(b'#pragma push_macro("' + name + b'")' + newline + b"#undef " + name + newline for name in clashes)
+    restore = b"".join(b'#pragma pop_macro("' + name + b'")' + newline for name in clashes)
+    return save + block + restore
 
 
 def _word_pattern(names) -> re.Pattern[bytes]:

@@ -58,6 +58,7 @@ import tree_sitter
 
 from .device_context import function_kind
 from .edits import Edit
+from .port_definitions import shield_from_macros
 
 if TYPE_CHECKING:
     from .analyze import _FileContext
@@ -153,7 +154,8 @@ def analyze_syncwarp(ctx: "_FileContext", fix: bool) -> None:
     if first_function is not None:
         offset = _declaration_line_start(ctx.source, first_function)
         newline = b"\r\n" if b"\r\n" in ctx.source[:ctx.source.find(b"\n") + 1] else b"\n"
-        ctx.result.edits.append(Edit(offset, offset, SYNCWARP_BLOCK.replace(b"{nl}", newline)))
+        ctx.result.edits.append(Edit(offset, offset, shield_from_macros(ctx.source, offset,
+                                                                      SYNCWARP_BLOCK.replace(b"{nl}", newline))))
     if rewritten:
         reported = ctx.rules.check("syncwarp").id
         ctx.result.findings[:] = [f for f in ctx.result.findings

@@ -114,6 +114,7 @@ import tree_sitter
 from .cmake import reached_files
 from .device_context import function_kind
 from .edits import Edit
+from .port_definitions import shield_from_macros
 from .parse import LANGUAGE, compiled_query
 from .project_macros import SpecifierMacros, TreeSources, specifier_macros
 from . import warp32
@@ -1241,10 +1242,12 @@ class _Scan:
                     at = function.child_by_field_name("declarator") if function is not None else item.at
                     self.ctx.report("warp-fix-skipped", at, name=where, reason=reason)
         if block_at is not None:
-            self.ctx.result.edits.append(Edit(block_at, block_at, _WAVEFRONT_BLOCK.replace(b"{nl}", newline)))
+            self.ctx.result.edits.append(Edit(block_at, block_at, shield_from_macros(
+                self.ctx.source, block_at, _WAVEFRONT_BLOCK.replace(b"{nl}", newline))))
         self.ctx.result.edits.extend(logical_edits)
         if logical_used and logical_at is not None:
-            self.ctx.result.edits.append(Edit(logical_at, logical_at, warp32.helpers_block(logical_used, newline)))
+            self.ctx.result.edits.append(Edit(logical_at, logical_at, shield_from_macros(
+                self.ctx.source, logical_at, warp32.helpers_block(logical_used, newline))))
         lines = {self._line(item) for item in pending if item.check == "warp-32bit-mask" and not item.once_per_line}
         for item in sorted(pending, key=lambda i: i.at.start_byte if hasattr(i.at, "start_byte") else i.at[0]):
             if item.once_per_line:

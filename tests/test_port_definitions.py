@@ -307,3 +307,28 @@ def test_half_atomic_add_rounds_as_cuda(tmp_path, toolchain):
                    check=True)
     result = subprocess.run([str(tmp_path / "round")], capture_output=True, text=True, check=True)
     assert result.stdout == "2048 2052 256 260\n"
+
+
+def test_inserted_blocks_are_shielded_from_the_files_macros():
+    """A macro of the file named like a word of the block (``value``, ``mask``) is saved,
+    undefined and restored around it; macros defined below the block, or by it, are not."""
+    from hipport.port_definitions import shield_from_macros
+    source = b"#define value 3\n  #  define mask 0xFFFFFFFF\nint x;\n#define to 1\n"
+    block = b"#ifndef G\n#define G\nint f(int value, int mask, int to) { return value + mask + to; }\n#endif\n"
+    offset = source.index(b"int x;")
+    assert shield_from_macros(source, offset, block) == (
+        b'#pragma push_macro("mask")\n#undef mask\n#pragma push_macro("value")\n#undef value\n' + block
+        + b'#pragma pop_macro("mask")\n#pragma pop_macro("value")\n')
+    assert shield_from_macros(b"#define G 1\nint x;\n", 12, block) == block  # the block's own guard
+    assert shield_from_macros(b"int x;\n", 0, block) == block
+
+
+def test_a_macro_named_like_an_atomic_parameter_still_compiles(tmp_path, toolchain):
+    source = tmp_path / "k.cu"
+    source.write_text("#include <cuda_fp16.h>\n#define value 2.0f\n#define address 0\n"
+                      "__global__ void k(__half* s) { atomicAdd(s, __float2half(value)); }\n")
+    convert_tree(source, tmp_path / "out", ConvertOptions())
+    ported = tmp_path / "out" / "k.hip"
+    assert '#pragma push_macro("address")\n#undef address\n#pragma push_macro("value")\n#undef value\n' \
+        in ported.read_text()
+    toolchain.compile_amd(ported, tmp_path / "k.o", ("gfx90a",))

@@ -440,3 +440,64 @@ def test_code_declaring_its_own_warp_size_keeps_it_and_runs_as_logical_warps(tmp
     result = run(tmp_path / "fix" / "k.hip", wave)
     assert (result.returncode, result.stdout) == (0, "warp 0 max 91\nwarp 1 max 93\nwarp 2 max 96\nwarp 3 max 90\n"
                                                       "Test PASSED\n")
+
+
+_MASK_MACRO = """\
+#include <cstdio>
+#include <cuda_runtime.h>
+#define mask 0xFFFFFFFF
+__global__ void votes(const int* in, unsigned int* bits, int* firsts) {
+  const unsigned int b = __ballot_sync(mask, in[threadIdx.x] > 0);
+  const int first = __shfl_sync(mask, in[threadIdx.x], 0);
+  if (threadIdx.x % 32 == 0) { bits[threadIdx.x / 32] = b; firsts[threadIdx.x / 32] = first; }
+}
+int main() {
+  int h[128], f[4], *d, *df;
+  unsigned int r[4], *dr;
+  for (int i = 0; i < 128; ++i) h[i] = (i * 7) % 5 - 2;
+  cudaMalloc(&d, sizeof(h));
+  cudaMalloc(&dr, sizeof(r));
+  cudaMalloc(&df, sizeof(f));
+  cudaMemcpy(d, h, sizeof(h), cudaMemcpyHostToDevice);
+  votes<<<1, 128>>>(d, dr, df);
+  cudaMemcpy(r, dr, sizeof(r), cudaMemcpyDeviceToHost);
+  cudaMemcpy(f, df, sizeof(f), cudaMemcpyDeviceToHost);
+  int bad = 0;
+  for (int w = 0; w < 4; ++w) {
+    unsigned int want = 0;
+    for (int l = 0; l < 32; ++l) want |= (h[32 * w + l] > 0 ? 1u : 0u) << l;
+    printf("warp %d ballot 0x%08x first %d\\n", w, r[w], f[w]);
+    bad += r[w] != want || f[w] != h[32 * w];
+  }
+  printf(bad ? "Test FAILED\\n" : "Test PASSED\\n");
+  return bad != 0;
+}
+"""
+
+
+@pytest.mark.parametrize("wave", [64, 32])
+def test_helpers_are_shielded_from_a_macro_named_like_their_parameters(tmp_path, wave):
+    """``#define mask 0xFFFFFFFF`` (HeCBench jaccard) above the helpers turned their parameter
+    ``MaskT mask`` into ``MaskT 0xffffffffffffffffULL``: the block now saves, undefines and
+    restores the macro around itself, and the kernel after it still uses the macro."""
+    text, findings = port_text(tmp_path, _MASK_MACRO)
+    assert text.count('#pragma push_macro("mask")\n#undef mask\n') == 1
+    assert text.count('#pragma pop_macro("mask")\n') == 1
+    assert text.index("#define mask") < text.index("push_macro") < text.index("MaskT mask") \
+        < text.index("pop_macro") < text.index("__global__ void votes")
+    assert "  const unsigned int b = hipport_warp32_ballot_sync(mask, in[threadIdx.x] > 0);\n" in text
+    result = run(tmp_path / "fix" / "k.hip", wave)
+    assert (result.returncode, result.stdout) == (0, "warp 0 ballot 0x294a5294 first -2\n"
+                                                      "warp 1 ballot 0x4a5294a5 first 2\n"
+                                                      "warp 2 ballot 0x5294a529 first 1\n"
+                                                      "warp 3 ballot 0x94a5294a first 0\n"
+                                                      "Test PASSED\n")
+
+
+def test_shielded_helpers_compile_for_gfx90a_gfx1100_and_nvidia(toolchain, tmp_path):
+    port_text(tmp_path, _MASK_MACRO)
+    source = tmp_path / "fix" / "k.hip"
+    toolchain.compile_amd(source, tmp_path / "k.o", ("gfx90a", "gfx1100"))
+    assert toolchain.code_object_targets(tmp_path / "k.o") == [
+        "hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
+    toolchain.compile_nvidia(source, tmp_path / "k-nvidia", link=True)
