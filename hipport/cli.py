@@ -228,9 +228,8 @@ def convert(src: Path, out_text: str | None, show_diff: bool, in_place: bool, re
     if rename_cu and not in_place:
         raise InputError("--rename-cu goes with --in-place (convert -o OUT always names the ports of .cu files .hip)")
     if in_place:
-        if compat:
-            raise InputError("--compat with --in-place is not supported yet: use --compat -o OUT "
-                             "(the CUDA sources are copied unchanged and the compat header written next to them)")
+        if compat and rename_cu:
+            raise InputError("--compat keeps the .cu names, so it takes no --rename-cu")
         if out_text is not None or show_diff:
             raise InputError(f"--in-place rewrites SRC, so it takes no {'-o' if out_text is not None else '--diff'}; "
                              "use -o OUT to write the port elsewhere, or --diff to see it without writing")
@@ -238,7 +237,7 @@ def convert(src: Path, out_text: str | None, show_diff: bool, in_place: bool, re
             raise InputError("--force is about hand edits in -o OUT; --in-place keeps a backup of every file instead")
         _convert_in_place(src, rename_cu, offload_arch, fix, exclude, launch_syntax, jobs, fmt, config_path, quiet,
                           _precise_options(precise, compile_commands, include_dirs, defines, cuda_path), rules_files,
-                          target_libs)
+                          target_libs, compat=compat)
         return
     if show_diff:
         if compat:
@@ -280,8 +279,8 @@ def convert(src: Path, out_text: str | None, show_diff: bool, in_place: bool, re
 
 
 def _convert_in_place(src: Path, rename_cu: bool, offload_arch, fix: bool, exclude, launch_syntax, jobs, fmt,
-                      config_path, quiet: bool, precise, rules_files, target_libs) -> None:
-    """``convert --in-place`` (see :mod:`hipport.inplace`)."""
+                      config_path, quiet: bool, precise, rules_files, target_libs, compat: bool = False) -> None:
+    """``convert --in-place`` and ``convert --compat --in-place`` (see :mod:`hipport.inplace`)."""
     from dataclasses import replace
 
     from .config import load_config
@@ -298,7 +297,10 @@ def _convert_in_place(src: Path, rename_cu: bool, offload_arch, fix: bool, exclu
         rules = _rules(config, options.target_libs, rules_files)
         with _progress_bar(quiet) as progress:
             try:
-                result = convert_in_place(src, options, rules, progress=progress)
+                if compat and not src.is_dir():
+                    raise InputError(f"{src}: --compat --in-place takes a folder (the compat header and its CMake "
+                                     "build are written at its top); for one file use --compat -o OUT")
+                result = convert_in_place(src, options, rules, progress=progress, compat=compat)
             except InPlaceError as error:
                 raise InputError(str(error)) from None
     if quiet:
@@ -311,7 +313,8 @@ def _convert_in_place(src: Path, rename_cu: bool, offload_arch, fix: bool, exclu
     click.echo(result.report.summary_text())
     click.echo(f"in place: {plural(len(result.changed), 'file')} rewritten, {plural(len(result.created), 'file')} "
                f"created, {plural(len(result.removed), 'file')} renamed away; "
-               f"{plural(len(result.backups), 'backup')} ({'*' + BACKUP_SUFFIX})")
+               f"{plural(len(result.backups), 'backup')} ({'*' + BACKUP_SUFFIX})"
+               + (f"; {plural(len(result.dropped), 'generated file')} no longer needed, removed" if result.dropped else ""))
     click.echo(f"report: {result.root / REPORT_MARKDOWN}")
 
 

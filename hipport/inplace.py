@@ -21,6 +21,17 @@ keeps its own build). The reports, ``hipport-report.md`` and
 where ``hipport build`` finds them; no manifest is written (it exists to protect OUT from a
 second conversion, and the backups do that here).
 
+``convert SRC --compat --in-place`` (a folder SRC) stages :func:`hipport.compat.compat_tree`
+instead, with the same steps: the sources stay as written (``-o OUT`` forces
+``hipport_compat.h`` into every GPU source from CMake, so no include line is added to any file),
+the tree's CMake files are migrated (each backed up), and ``hipport_compat.h``, the
+``hipport_compat/`` shims and ``cmake/HipportPlatform.cmake`` (with the ``HIPPORT_COMPAT_CUDA``
+option), plus a ``CMakeLists.txt`` when SRC has no CMake build (a Makefile stays as written), are
+created. A re-run leaves out of the conversion the files the earlier run generated
+(:func:`own_compat_files`: recognised by their first line) and generates them again: nothing
+changes when the tree did not, and when it did, the generated files are rewritten (atomically,
+with no backup: hipport wrote them) and shims no longer needed are removed.
+
 Ctrl-C or a crash leaves no half-written file: at any moment each file of SRC is either its
 original or its complete port, and each replaced or removed file has its complete backup.
 Undo: move each ``*.hipport-bak`` back over its file (and delete the ``.hip`` files and
@@ -64,6 +75,8 @@ class InPlaceResult:
         removed: ``.cu`` files renamed to ``.hip`` (``--rename-cu``; each has its backup).
         backups: the backups written (``<file>.hipport-bak``).
         reports: the report files written (``hipport-report.md``, ``hipport-report.json``).
+        dropped: ``--compat``: files an earlier ``--compat --in-place`` run generated that this run
+            does not (a shim header of a CUDA header no longer included): removed, no backup.
     """
 
     root: Path
@@ -73,6 +86,7 @@ class InPlaceResult:
     removed: list[str] = field(default_factory=list)
     backups: list[str] = field(default_factory=list)
     reports: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
 
 
 def _staging_parent(src: Path) -> str | None:
@@ -98,8 +112,71 @@ def _staged_files(out: Path) -> dict[str, Path]:
     return files
 
 
+def own_compat_files(root: Path) -> list[str]:
+    """Exclude patterns for the files an earlier ``--compat --in-place`` run generated in ``root``,
+    so that a re-run converts the tree as the first run did and writes the same files:
+
+    - ``/hipport_compat.h`` and ``/hipport_compat/`` when every file of them starts with the line
+      hipport writes (``// hipport_compat.h: written by hipport ... (hipport convert --compat)``,
+      :func:`hipport.compat.render_header` and :func:`hipport.compat.render_shim`);
+    - ``/cmake/HipportPlatform.cmake`` when it starts with ``# HipportPlatform.cmake: written by
+      hipport`` (templates/HipportPlatform.cmake.j2): it is generated again, not migrated as a
+      build file of the tree;
+    - ``/CMakeLists.txt`` when it starts with :data:`hipport.buildfiles.cmakefile.GENERATED_CMAKE_MARK`
+      (a tree with no CMake build of its own): it is generated again from the tree (a Makefile's
+      facts, the units), not taken as the tree's own build.
+
+    A file of those names that hipport did not write is not excluded: :func:`hipport.compat.compat_tree`
+    refuses a tree holding a ``hipport_compat.h`` of its own, as for ``-o OUT``, and the tree's
+    own CMake files are migrated.
+    """
+    from .buildfiles.cmakefile import GENERATED_CMAKE_MARK
+    from .cmake import PLATFORM_MODULE
+    from .compat import COMPAT_HEADER, SHIM_DIR
+
+    def first_line(path: Path) -> bytes:
+        if not path.is_file() or path.is_symlink():
+            return b""
+        try:
+            with path.open("rb") as stream:
+                return stream.readline()
+        except OSError:
+            return b""
+
+    def compat_written(path: Path) -> bool:
+        line = first_line(path)
+        return line.startswith(b"// ") and b": written by hipport " in line and b"(hipport convert --compat)" in line
+
+    patterns = []
+    if compat_written(root / COMPAT_HEADER):
+        patterns.append(f"/{COMPAT_HEADER}")
+    shims = root / SHIM_DIR
+    if shims.is_dir() and not shims.is_symlink():
+        found = [p for p in shims.rglob("*") if not p.is_dir()]
+        if found and all(compat_written(p) for p in found):
+            patterns.append(f"/{SHIM_DIR}/")
+    if first_line(root / PLATFORM_MODULE).startswith(b"# HipportPlatform.cmake: written by hipport "):
+        patterns.append(f"/{PLATFORM_MODULE}")
+    if first_line(root / "CMakeLists.txt").startswith(GENERATED_CMAKE_MARK.encode()):
+        patterns.append("/CMakeLists.txt")
+    return patterns
+
+
+def _files_of(root: Path, patterns: list[str]) -> set[str]:
+    """The files of ``root`` (relative, ``/``-separated) that :func:`own_compat_files` patterns
+    name: ``/name`` a file, ``/name/`` every file under a folder."""
+    found = set()
+    for pattern in patterns:
+        rel = pattern.strip("/")
+        if pattern.endswith("/"):
+            found.update(p.relative_to(root).as_posix() for p in (root / rel).rglob("*") if p.is_file())
+        else:
+            found.add(rel)
+    return found
+
+
 def convert_in_place(src: Path, options: ConvertOptions, rules: RuleSet,
-                     progress: Callable[[int, int], None] | None = None) -> InPlaceResult:
+                     progress: Callable[[int, int], None] | None = None, *, compat: bool = False) -> InPlaceResult:
     """Port the CUDA file or tree ``src`` in place (see the module's description).
 
     Args:
@@ -108,29 +185,50 @@ def convert_in_place(src: Path, options: ConvertOptions, rules: RuleSet,
             whether ``.cu`` files become ``.hip`` (``--rename-cu``); ``force`` is not used.
         rules: loaded rules.
         progress: as for convert_tree (called while porting, before anything in SRC changes).
+        compat: ``--compat --in-place``: the tree is converted by :func:`hipport.compat.compat_tree`
+            instead, so the sources stay as written and SRC gains ``hipport_compat.h``, its shim
+            headers and the compat CMake build (a folder only; ``options.rename_cu`` must be off).
 
     Returns:
         An :class:`InPlaceResult`; the reports are written at the top of SRC.
 
     Raises:
         InPlaceError: a backup that would be written exists already (nothing changed).
+        ValueError: ``compat`` with a single file or with ``options.rename_cu`` (nothing changed).
         hipport.discover.DiscoveryError, hipport.rules.RuleError: as convert_tree (nothing changed).
         OSError: a file could not be read or written (each file is then its original or its
             complete port, and every file changed so far has its backup).
     """
     root = src if src.is_dir() else src.parent
     user_exclude = options.exclude
-    port_options = replace(options, exclude=(*options.exclude, *_OWN_FILES) if src.is_dir() else options.exclude,
+    own = _OWN_FILES
+    generated_before: list[str] = []
+    if compat:
+        if not src.is_dir():
+            raise ValueError(f"{src}: --compat --in-place takes a folder (the compat header and its CMake build are "
+                             "written at its top); for one file use --compat -o OUT")
+        if options.rename_cu:
+            raise ValueError("--compat keeps the .cu names, so it takes no --rename-cu")
+        generated_before = own_compat_files(src)
+        own = (*_OWN_FILES, *generated_before)
+    port_options = replace(options, exclude=(*options.exclude, *own) if src.is_dir() else options.exclude,
                            force=False)
     with tempfile.TemporaryDirectory(prefix="hipport-in-place-", dir=_staging_parent(src)) as staging:
         out = Path(staging) / "port"
-        converted = convert_tree(src, out, port_options, rules, progress=progress)
+        if compat:
+            from .compat import compat_tree
+
+            converted = compat_tree(src, out, port_options, rules, progress=progress)
+        else:
+            converted = convert_tree(src, out, port_options, rules, progress=progress)
         report = converted.report
         source_of = {summary.output: summary.path for summary in report.files}
         writes: list[tuple[str, Path]] = []  # (path relative to root, staged file)
         backups: list[str] = []  # paths relative to root of the files replaced or removed
         result = InPlaceResult(root, report)
-        for out_rel, staged in sorted(_staged_files(out).items()):
+        regenerated = _files_of(root, generated_before)  # hipport's own outputs: rewritten with no backup
+        staged_files = _staged_files(out)
+        for out_rel, staged in sorted(staged_files.items()):
             rel = source_of.get(out_rel)
             if rel is None and not src.is_dir():
                 continue  # a single file's folder gets no generated build: it has a build of its own, or none
@@ -146,7 +244,8 @@ def convert_in_place(src: Path, options: ConvertOptions, rules: RuleSet,
                     continue
                 writes.append((out_rel, staged))
                 result.changed.append(out_rel)
-                backups.append(out_rel)
+                if out_rel not in regenerated:
+                    backups.append(out_rel)
             else:  # a generated file: CMakeLists.txt, cmake/HipportPlatform.cmake
                 writes.append((out_rel, staged))
                 result.created.append(out_rel)
@@ -165,6 +264,13 @@ def convert_in_place(src: Path, options: ConvertOptions, rules: RuleSet,
             atomic_write(root / rel, staged.read_bytes(), staged.stat().st_mode)
         for rel in result.removed:  # 3. the .cu files renamed to .hip
             (root / rel).unlink()
+        for rel in sorted(regenerated - set(staged_files)):  # 4. compat files this run no longer generates
+            (root / rel).unlink()
+            result.dropped.append(rel)
+            folder = (root / rel).parent
+            while folder != root and not any(folder.iterdir()):  # the shim folder, once empty
+                folder.rmdir()
+                folder = folder.parent
     report.output = str(src)
     report.options["exclude"] = list(user_exclude)
     for name, data in ((REPORT_JSON, report.json_text().encode("utf-8", "backslashreplace")),
