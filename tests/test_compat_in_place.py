@@ -290,3 +290,27 @@ def test_the_in_place_result_of_a_corpus_project_builds_for_gfx90a_and_as_plain_
     done = subprocess.run([str(toolchain.cuobjdump), "--list-elf", str(tmp_path / "build-cuda" / "constant_filter")],
                           capture_output=True, text=True)
     assert done.returncode == 0 and "sm_90" in done.stdout, done.stderr
+
+
+def test_fix_edits_the_sources_in_place_with_their_backups(tmp_path, monkeypatch):
+    """--compat --in-place --fix applies the --compat --fix edits (here: deleting ``register``,
+    an error in C++17) to the source itself, after its backup; the re-run finds nothing to do."""
+    monkeypatch.chdir(tmp_path)
+    original = ("__global__ void k(int* out) {\n"
+                "  register int lane = threadIdx.x;\n"
+                "  out[lane] = lane;\n"
+                "}\n"
+                "int main() { int* p; cudaMalloc(&p, 256); k<<<1, 64>>>(p); cudaFree(p); }\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "k.cu").write_text(original)
+    fixed = in_place("--fix")
+    assert fixed.exit_code == 0, fixed.output
+    assert fixed.stdout.splitlines()[2] == ("in place: 1 file rewritten, 3 files created, 0 files renamed away; "
+                                            "1 backup (*.hipport-bak)")
+    assert (tmp_path / "src" / "k.cu").read_text() == original.replace("  register int", "  int")
+    assert (tmp_path / "src" / "k.cu.hipport-bak").read_text() == original
+    assert files(tmp_path / "src") == ["CMakeLists.txt", "cmake/HipportPlatform.cmake", "hipport-report.json",
+                                       "hipport-report.md", "hipport_compat.h", "k.cu", "k.cu.hipport-bak"]
+    again = in_place("--fix")
+    assert again.stdout.splitlines()[2] == ("in place: 0 files rewritten, 0 files created, 0 files renamed away; "
+                                            "0 backups (*.hipport-bak)")
