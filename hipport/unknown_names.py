@@ -183,6 +183,17 @@ def closest_names(rules: RuleSet, name: str) -> tuple[str, ...]:
     return answers[name]
 
 
+def remember_closest(rules: RuleSet, answers: dict) -> None:
+    """Take ``answers`` (name -> list of names, what :func:`closest_names` answered for the same
+    rules and hipport before: an incremental conversion's record, whose run key covers both) as
+    :func:`closest_names`' answers for this process; entries that are not a name and a list of
+    names are left out."""
+    known = _cached(rules)[3]
+    for name, close in answers.items():
+        if isinstance(name, str) and isinstance(close, list) and all(isinstance(c, str) for c in close):
+            known.setdefault(name, tuple(close))
+
+
 def closest_text(rules: RuleSet, name: str) -> str:
     """The ``closest`` template field: ``"; closest known names: a, b"`` or ``""``."""
     close = closest_names(rules, name)
@@ -289,6 +300,8 @@ class TreeNames:
         self._rules = rules
         self._files: list[tuple[object, FileNames]] = []
         self._defined: set[str] = set()
+        #: The names :meth:`report` reported (whose closest known names it looked up).
+        self.reported: set[str] = set()
 
     def add(self, summary, names: FileNames | None) -> None:
         """Record one file's names (None: the file was not analysed)."""
@@ -307,6 +320,7 @@ class TreeNames:
             fresh = [replace(f, path=summary.path,  # the summary's path: check_paths shows given paths
                              message=check.render(name=f.name, closest=closest_text(self._rules, f.name))[0])
                      for f in names.uses if f.name not in self._defined]
+            self.reported.update(f.name for f in fresh)
             if fresh:
                 summary.findings = sorted(summary.findings + fresh, key=Finding.sort_key)
                 added += len(fresh)
