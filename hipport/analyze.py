@@ -25,7 +25,6 @@ import bisect
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
 import tree_sitter
@@ -64,8 +63,6 @@ from .vector_macros import analyze_vector_macros
 from .interop_include import analyze_interop_includes
 from .elaborated import elaborated_name
 
-if TYPE_CHECKING:
-    from .buildfiles.data import Library
 from .toolkit_headers import analyze_toolkit_includes
 from .cub_block_size import analyze_cub_block_sizes
 from .thrust_includes import analyze_thrust_includes
@@ -523,29 +520,17 @@ def _include_guard(ctx: _FileContext) -> tree_sitter.Node | None:
     return guard if define_name is not None and ctx.text(define_name) == ctx.text(name) else None
 
 
-@lru_cache(maxsize=2)
-def _unavailable_headers(target_libs: str) -> dict[str, "Library"]:
-    """Header -> the CUDA library of ``rules/build/libraries.yaml`` that declares it
-    (``cuda_headers``) where an include of it, left as written, cannot compile for AMD: the
-    library has no HIP/ROCm replacement under ``target_libs`` (NPP, nvJPEG, cuFile, NVML under
-    ``hip``), or the replacement's headers have other names and no header rule maps this one
-    (NVML -> ROCm SMI under ``roc``). Headers a replacement keeps (Thrust's) are not listed.
-    The build rules are loaded on the first include the header rules do not map."""
-    from .buildfiles.data import default_build_rules
+def _unavailable_library(name: str, target_libs: str) -> "tuple[str, str] | None":
+    """(library name, note) of the CUDA library of ``rules/build/libraries.yaml`` that declares
+    the header ``name`` (``cuda_headers``) where an include of it, left as written, cannot compile
+    for AMD: the library has no HIP/ROCm replacement under ``target_libs`` (NPP, nvJPEG, cuFile,
+    NVML under ``hip``), or the replacement's headers have other names and no header rule maps
+    this one (NVML -> ROCm SMI under ``roc``); None otherwise (Thrust's headers, which a
+    replacement keeps). From :func:`hipport.toolkit_headers.library_headers`, read on the first
+    include the header rules do not map."""
+    from .toolkit_headers import library_headers
 
-    unavailable = {}
-    for library in default_build_rules().libraries:
-        replacement = library.replacement(target_libs)
-        for header in library.cuda_headers:
-            if replacement is None or header not in replacement.headers:
-                unavailable[header] = library
-    return unavailable
-
-
-def _unavailable_library(name: str, target_libs: str) -> "Library | None":
-    """The library with no HIP/ROCm counterpart whose header ``name`` is (see
-    :func:`_unavailable_headers`), or None."""
-    return _unavailable_headers(target_libs).get(name)
+    return library_headers()["unavailable"][target_libs].get(name)
 
 
 def _rewrite_includes(ctx: _FileContext, resolve_header: HeaderResolver, rename_cu: bool = True) -> set[str]:
@@ -592,8 +577,9 @@ def _rewrite_includes(ctx: _FileContext, resolve_header: HeaderResolver, rename_
                                note=f" ({mapping.note})" if mapping.note else "", fix=mapping.absent_fix)
             elif construct is None and (library := _unavailable_library(name, ctx.rules.target_libs)) is not None:
                 ctx.result.uses_cuda = True
-                ctx.report("cuda-library-unavailable", path_node, library=library.name,
-                           construct=f"#include {raw.decode('utf-8', 'replace')}", note=library.note)
+                library_name, note = library
+                ctx.report("cuda-library-unavailable", path_node, library=library_name,
+                           construct=f"#include {raw.decode('utf-8', 'replace')}", note=note)
         parent_key = (node.parent.id if node.parent else -1, new_name)
         if new_name == HIP_RUNTIME_HEADER and parent_key in included and not node.parent.has_error:
             # A second hip_runtime.h include in the same block: drop the whole line.

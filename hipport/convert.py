@@ -27,9 +27,9 @@ from .report import FileSummary, Report
 from .rules import RuleSet, default_rules
 from .project_macros import TreeSources, resolve_include
 from .precise import PreciseOptions, PreciseUnavailable, analyze_precise, merge, session_for
-from .manifest import KEPT_EDITED, UNCHANGED, OutputGuard, digest, load_manifest
+from .manifest import KEPT_EDITED, OUTPUT, SOURCE, UNCHANGED, OutputGuard, Stamps, digest, load_manifest
 from .suppress import BUILD_FILE_COMMENTS, filter_and_fingerprint
-from .unknown_names import FileNames, TreeNames
+from .unknown_names import FileNames, TreeNames, closest_names, remember_closest
 
 if TYPE_CHECKING:
     from .warp import MaskNames, WarpTree
@@ -92,6 +92,7 @@ class PortedFile:
     output_digest: str = ""  # the SHA-256 of the port's output (before ``output`` is dropped)
     deps: dict = field(default_factory=dict)  # quoted include name -> tree file or None, as looked up
     reused: bool = False  # recorded by the last conversion into OUT, not ported again (hipport.incremental)
+    out_stamp: list | None = None  # the output's entry in the guard's stamps, noted in a worker process
 
 
 def _line_count(data: bytes) -> int:
@@ -255,6 +256,7 @@ def _port_and_write(file: TreeFile, rules: RuleSet, options: ConvertOptions, tre
         ported.write_status = guard.write(file.out_rel, ported.output, file.mode, ported.output_digest)
         ported.record = guard.written.get(file.out_rel, "")
         ported.on_disk = guard.on_disk.get(file.out_rel, "")
+        ported.out_stamp = guard.stamps.fresh[OUTPUT].get(file.out_rel) if guard.stamps is not None else None
         ported.output = b""
     return ported
 
@@ -314,8 +316,8 @@ def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet,
     jobs = options.jobs or os.cpu_count() or 1
     size = sum(f.size for f in files if f.convert)
     parser = new_parser()
-    if prepasses is None:
-        prepasses = _tree_prepasses(tree_files, options, parser) if files else (None, None)
+    if prepasses is None:  # only the ports of C/C++/CUDA files use them (not the copies, nor build files)
+        prepasses = _tree_prepasses(tree_files, options, parser) if any(f.convert for f in files) else (None, None)
     shared, masks = prepasses
     if jobs == 1 or size < _PARALLEL_THRESHOLD_BYTES:
         for file in files:
@@ -509,7 +511,8 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
     files = discover(src, out, list(options.exclude), options.rename_cu)
     result = ConversionResult(_new_report(src, out, options, rules))
     manifest = load_manifest(out) if out.is_dir() else None
-    guard = OutputGuard(out, None if manifest is None else manifest.outputs, options.force)
+    guard = OutputGuard(out, None if manifest is None else manifest.outputs, options.force,
+                        stamps=Stamps() if manifest is None else manifest.stamps)
     record = None
     if options.precise is None:
         record = Record.start(run_key(options, rules), rules, None if manifest is None else manifest.incremental,
@@ -539,6 +542,10 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
             guard.written[file.out_rel] = ported.record
         if ported.on_disk:
             guard.on_disk[file.out_rel] = ported.on_disk
+        if ported.out_stamp is not None:
+            guard.stamps.merge(OUTPUT, {file.out_rel: ported.out_stamp})
+        if not ported.reused and not is_build_file and file.stamp and ported.source_digest:
+            guard.stamps.note(SOURCE, file.rel, file.stamp, ported.source_digest)  # the bytes ported
         if ported.write_status == KEPT_EDITED:
             ported.summary.findings.append(_finding(rules, "output-edited", file.rel, 1, 1, output=file.out_rel))
         cuda_names.add(ported.summary, ported.cuda_names)
@@ -554,7 +561,12 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
     build_files.sort(key=lambda p: p.file.rel)  # in SRC's order, however the workers returned them
     needs_platform_module = _build_files_step(build_files, frozenset(gpu_cxx), options, rules, guard, record,
                                               result.reuse)
+    closest = record.group("closest") if record is not None else None
+    if closest is not None:  # the closest known names of each name reported last time (same rules)
+        remember_closest(rules, closest)
     cuda_names.report()  # unknown CUDA names the tree does not define (HP2008)
+    if record is not None:
+        record.groups["closest"] = {name: list(closest_names(rules, name)) for name in sorted(cuda_names.reported)}
     drop_user_suppressed(result.report, rules)
     result.report.files.sort(key=lambda s: s.path)
     units.sort(key=lambda u: u.out_rel)
@@ -585,24 +597,32 @@ def _plan(files: list[TreeFile], options: ConvertOptions, record: Record | None,
     """
     if record is None:
         return [], files, None
-    contents: dict[str, bytes] = {}
+    contents: dict[str, bytes] = {}  # the files read here (those of an unchanged stamp are not)
     digests: dict[str, str] = {}
+    stamps = guard.stamps
 
     def read(convert: bool) -> None:
         for file in files:
             if file.convert is not convert or build_file_kind(file.rel) is not None:
+                continue
+            known = stamps.known(SOURCE, file.rel, file.stamp) if stamps is not None and file.stamp else None
+            if known is not None:  # not written since the last conversion read it
+                digests[file.rel] = known
                 continue
             try:
                 contents[file.rel] = file.source.read_bytes()
             except OSError:
                 continue  # port_file reports it as a full conversion does
             digests[file.rel] = digest(contents[file.rel])
+            if stamps is not None and file.stamp:
+                stamps.note(SOURCE, file.rel, file.stamp, digests[file.rel])
 
     # The files that are copied, not converted (most of the bytes of a tree with data files),
     # are read only when a record may be reused: the prepasses read only converted files.
     read(True)
-    inputs = digest_json(sorted([f.rel, digests[f.rel]] for f in files if f.convert and f.rel in contents
-                                and not _wide_encoding(contents[f.rel])))
+    # every converted file's bytes (the prepasses leave out UTF-16/32 files: a change to one
+    # runs them again, for the same decisions)
+    inputs = digest_json(sorted([f.rel, digests[f.rel]] for f in files if f.convert and f.rel in digests))
     previous = record.group("prepasses")
     prepasses = None
     if previous is None or previous.get("inputs") != inputs:
@@ -621,7 +641,7 @@ def _plan(files: list[TreeFile], options: ConvertOptions, record: Record | None,
     reused, to_port = [], []
     for file in files:
         entry = record.entry(file.rel)
-        if (build_file_kind(file.rel) is not None or entry is None or file.rel not in contents
+        if (build_file_kind(file.rel) is not None or entry is None or file.rel not in digests
                 or not Record.matches(entry, file, digests[file.rel], _HeaderResolver(sources, file.rel), sources,
                                       digests)):
             to_port.append(file)

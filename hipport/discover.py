@@ -15,6 +15,8 @@ from pathlib import Path, PurePosixPath
 
 from typing import TYPE_CHECKING
 
+from .manifest import stamp_of
+
 if TYPE_CHECKING:
     import pathspec
 
@@ -42,6 +44,8 @@ class TreeFile:
         out_rel: path relative to OUT (``rel`` with ``.cu`` renamed to ``.hip``).
         convert: True for C/C++/CUDA sources and headers; False for files copied as they are.
         size: size in bytes and mode: ``st_mode``, from the one ``stat`` made while walking.
+        stamp: :func:`hipport.manifest.stamp_of` that ``stat`` (a re-run compares it with the
+            recorded one before reading the file; ``()``: none).
     """
 
     source: Path
@@ -50,6 +54,7 @@ class TreeFile:
     convert: bool
     size: int = 0
     mode: int = 0o644
+    stamp: tuple = ()
 
     @property
     def is_cuda_unit(self) -> bool:
@@ -159,7 +164,7 @@ def discover(src: Path, out: Path | None, exclude: list[str], rename_cu: bool = 
         rel = src.name
         info = src_abs.stat()
         return [TreeFile(src_abs, rel, output_name(rel) if rename_cu else rel, Path(rel).suffix in SOURCE_SUFFIXES,
-                         info.st_size, info.st_mode)]
+                         info.st_size, info.st_mode, stamp_of(info))]
     files: list[TreeFile] = []
     seen: dict[str, str] = {}
     try:
@@ -189,7 +194,8 @@ def discover(src: Path, out: Path | None, exclude: list[str], rename_cu: bool = 
                 if out_rel in seen:
                     raise DiscoveryError(f"{src / rel}: would be written to {out_rel}, as {src / seen[out_rel]} is")
                 seen[out_rel] = rel
-                files.append(TreeFile(path, rel, out_rel, path.suffix in SOURCE_SUFFIXES, info.st_size, info.st_mode))
+                files.append(TreeFile(path, rel, out_rel, path.suffix in SOURCE_SUFFIXES, info.st_size, info.st_mode,
+                                      stamp_of(info)))
     except RecursionError:
         raise DiscoveryError(f"{src}: the folder tree is nested too deeply to walk") from None
     files.sort(key=lambda f: f.rel)

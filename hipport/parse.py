@@ -29,11 +29,46 @@ def new_parser() -> tree_sitter.Parser:
     return tree_sitter.Parser(LANGUAGE)
 
 
-@functools.cache
+_compiled: dict[str, tree_sitter.Query] = {}
+
+
 def compiled_query(source: str) -> tree_sitter.Query:
     """The tree-sitter query of the query text ``source`` for the CUDA grammar, compiled once per
-    process (compiling takes milliseconds; running one is C code)."""
-    return tree_sitter.Query(LANGUAGE, source)
+    process (compiling takes 11 to 25 ms; running one is C code)."""
+    query = _compiled.get(source)
+    if query is None:
+        query = _compiled[source] = tree_sitter.Query(LANGUAGE, source)
+    return query
+
+
+def _is_compiled(source: str) -> bool:
+    return source in _compiled
+
+
+#: Bytes of source a process walks in Python (:func:`_walk_nodes`) for :func:`nodes_of_kinds`
+#: before it compiles the query instead. Compiling a query costs 11 to 25 ms (tree-sitter
+#: analyses the whole CUDA grammar for each one, measured on the 2-core machine of issue 12); a
+#: Python walk about 0.07 ms per KB and a compiled query's run half of that: a ``hipport check``
+#: of one 200-line file walks, a conversion of a tree compiles each query once it has walked this
+#: much.
+WALK_BUDGET_BYTES = 256 * 1024
+_walked = [0]  # bytes walked by this process so far
+
+
+def _walk_nodes(node: tree_sitter.Node, kinds: frozenset[str]) -> list[tree_sitter.Node]:
+    """The named nodes of ``kinds`` in the subtree of ``node`` (``node`` included), in the order
+    of a pre-order walk: the nodes a query ``[(kind) ...] @node`` captures there."""
+    found = []
+    cursor = node.walk()
+    while True:
+        current = cursor.node
+        if current.is_named and current.type in kinds:
+            found.append(current)
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return found
 
 
 def nodes_of_kinds(node: tree_sitter.Node, kinds: tuple[str, ...]) -> list[tree_sitter.Node]:
@@ -42,9 +77,16 @@ def nodes_of_kinds(node: tree_sitter.Node, kinds: tuple[str, ...]) -> list[tree_
 
     Found by one query, so the walk over the tree runs in tree-sitter's C code and Python sees only
     the matches: on a 126,000-line file this is several times faster than a Python walk over
-    every node."""
-    query = compiled_query("[" + " ".join(f"({kind})" for kind in kinds) + "] @node")
-    found = [n for nodes in tree_sitter.QueryCursor(query).captures(node).values() for n in nodes]
+    every node. A query not compiled yet costs more than walking a small tree, so the first
+    :data:`WALK_BUDGET_BYTES` of a process are walked in Python instead (the same nodes)."""
+    source = "[" + " ".join(f"({kind})" for kind in kinds) + "] @node"
+    size = node.end_byte - node.start_byte
+    if _is_compiled(source) or _walked[0] + size > WALK_BUDGET_BYTES:
+        query = compiled_query(source)
+        found = [n for nodes in tree_sitter.QueryCursor(query).captures(node).values() for n in nodes]
+    else:
+        _walked[0] += size
+        found = _walk_nodes(node, frozenset(kinds))
     found.sort(key=lambda n: (n.start_byte, -n.end_byte))
     return found
 

@@ -25,18 +25,25 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-import pathspec
-import yaml
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .alternation import trie_alternation
 from .emit import atomic_write
 from .resources import data_dir, schema_path
 
-try:  # libyaml is much faster; both loaders are the safe ones.
-    _SafeLoader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _SafeLoader = yaml.SafeLoader
+if TYPE_CHECKING:
+    import yaml
+
+# PyYAML and pathspec (about 20 ms to import) are imported where YAML is parsed and where path
+# patterns are matched: rules read from the cache (load_rule_file) need neither.
+
+
+def _safe_loader() -> type:
+    """PyYAML's safe loader, libyaml's when PyYAML was built with it (much faster)."""
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 #: Length of the name prefixes that :attr:`RuleSet.candidate_pattern` scans for.
 CANDIDATE_PREFIX_LENGTH = 4
@@ -409,6 +416,8 @@ class Suppression:
 
     @cached_property
     def _spec(self):
+        import pathspec
+
         return pathspec.GitIgnoreSpec.from_lines(self.paths)
 
     def covers(self, finding, file: Path) -> bool:
@@ -585,7 +594,9 @@ def _validator(name: str) -> Callable[[Any], Any]:
 def _load_yaml_with_lines(path: Path, text: str) -> tuple[Any, yaml.Node | None]:
     """Parse ``text`` (the content of ``path``) with the safe loader, returning (data, node tree
     for line lookups)."""
-    loader = _SafeLoader(text)
+    import yaml
+
+    loader = _safe_loader()(text)
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
@@ -601,6 +612,8 @@ def _load_yaml_with_lines(path: Path, text: str) -> tuple[Any, yaml.Node | None]
 
 def _refuse_duplicate_keys(path: Path, node: yaml.Node | None) -> None:
     """YAML lets a later key silently replace an earlier one; in rule data that is a mistake."""
+    import yaml  # loaded already: the node comes from it
+
     stack = [node] if node is not None else []
     while stack:
         current = stack.pop()
@@ -617,6 +630,8 @@ def _refuse_duplicate_keys(path: Path, node: yaml.Node | None) -> None:
 
 def _line_of(node: yaml.Node | None, path: Iterable[Any]) -> int | None:
     """Follow a path of keys and indexes through the YAML node tree; return the deepest line."""
+    import yaml  # loaded already: the node comes from it
+
     line = node.start_mark.line + 1 if node is not None else None
     for key in path:
         if isinstance(node, yaml.SequenceNode) and str(key).isdigit() and int(key) < len(node.value):
@@ -743,21 +758,29 @@ def _cache_dir() -> Path | None:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hipport"
 
 
+@lru_cache(maxsize=1)
+def _schema_bytes() -> bytes:
+    """The bytes of the rule files' schemas, as :func:`_cache_key` hashes them (read once per
+    process, not once per rule file)."""
+    return b"".join(schema_path(name).read_bytes() for name in ("mappings", "checks", "ptx", "constructs", "calls"))
+
+
 def _cache_key(raw: bytes) -> str:
     digest = hashlib.sha256(raw)
     digest.update(__version__.encode())
-    for name in ("mappings", "checks", "ptx", "constructs", "calls"):
-        digest.update(schema_path(name).read_bytes())
+    digest.update(_schema_bytes())
     return digest.hexdigest()
 
 
 def _from_cache(path: Path, cached: dict) -> RuleFileContent:
     where = str(path)
     family = cached["family"]
+    # positional, in Mapping's field order (cuda ... versions, path, line, roc, roc_status, roc_library,
+    # hip_lacks, overload_fix, report_unknown_type, absent_fix, representation, compat_kept): the
+    # ~9,400 mappings are made in about half the time keyword arguments take
     return RuleFileContent(
-        [Mapping(*fields[:8], path=where, line=fields[8], roc=fields[9], roc_status=fields[10], roc_library=fields[11],
-                 hip_lacks=tuple(fields[12]), overload_fix=fields[13], report_unknown_type=fields[14],
-                 absent_fix=fields[15], representation=tuple(fields[16]), compat_kept=fields[17])
+        [Mapping(*fields[:8], where, fields[8], fields[9], fields[10], fields[11], tuple(fields[12]), fields[13],
+                 fields[14], fields[15], tuple(fields[16]), fields[17])
          for fields in cached["mappings"]],
         [Check(*fields, path=where, line=line) for *fields, line in cached["checks"]],
         [PtxEquivalent(*fields, path=where, line=line) for *fields, line in cached["ptx"]],
@@ -888,6 +911,8 @@ def load_user_rule_file(path: Path) -> UserRuleFile:
         for index, entry in enumerate(data["suppressions"]):
             line = _line_of(node, ["suppressions", index]) or 0
             for pattern in entry.get("paths", ()):
+                import pathspec
+
                 try:
                     pathspec.GitIgnoreSpec.from_lines([pattern])
                 except (ValueError, re.error) as error:  # pathspec's pattern error; a bad [range] is re's
@@ -903,6 +928,8 @@ def load_user_rule_file(path: Path) -> UserRuleFile:
 
 def _key_line(node: yaml.Node | None, key: str) -> int | None:
     """The line of the top-level key ``key`` (not of its value)."""
+    import yaml  # loaded already: the node comes from it
+
     if isinstance(node, yaml.MappingNode):
         for key_node, _value in node.value:
             if key_node.value == key:

@@ -59,11 +59,56 @@ def toolkit_headers() -> tuple[frozenset[str], frozenset[str]]:
     return cached_table("toolkit-headers", [data_dir("rules") / "toolkit" / "cuda_headers.yaml"], build, tuple)
 
 
-@lru_cache(maxsize=1)
-def _library_headers() -> frozenset[str]:
-    from .buildfiles.data import default_build_rules  # the build rules load only when a header needs them
+#: The build rule files and their schemas, as in :data:`hipport.buildfiles.data.BUILD_RULE_FILES`
+#: (file -> schema name; a test keeps the two equal): the key of :func:`library_headers`, named
+#: here so that a cache hit imports nothing of :mod:`hipport.buildfiles`.
+BUILD_RULE_SOURCES = {"libraries.yaml": "libraries", "nvcc_flags.yaml": "nvcc_flags", "cmake.yaml": "cmake_rules"}
 
-    return frozenset(header for library in default_build_rules().libraries for header in library.cuda_headers)
+
+def _library_header_table() -> dict:
+    """Build :func:`library_headers`' table from the build rules (which this loads)."""
+    from .buildfiles.data import TARGET_LIBS, default_build_rules
+
+    libraries = default_build_rules().libraries
+    unavailable: dict[str, dict[str, tuple[str, str]]] = {}
+    for target_libs in TARGET_LIBS:
+        table = unavailable[target_libs] = {}
+        for library in libraries:
+            replacement = library.replacement(target_libs)
+            for header in library.cuda_headers:
+                if replacement is None or header not in replacement.headers:
+                    table[header] = (library.name, library.note)
+    return {"all": frozenset(header for library in libraries for header in library.cuda_headers),
+            "unavailable": unavailable}
+
+
+@lru_cache(maxsize=1)
+def library_headers() -> dict:
+    """The headers of the CUDA libraries of ``rules/build/libraries.yaml`` (their ``cuda_headers``)
+    as plain data: ``{"all": frozenset of every such header, "unavailable": {target_libs: {header:
+    (library name, note)}}}``, where ``unavailable`` lists, per ``--target-libs`` (``hip``,
+    ``roc``), the headers whose include cannot compile for AMD as written: the library has no
+    replacement there, or the replacement's headers have other names (of two libraries listing
+    a header, the later in the file).
+
+    Kept between processes in the rule-table cache (:mod:`hipport.rulecache`, keyed by the bytes
+    of the build rule files and their schemas), so that a ``hipport check`` that meets such an
+    include does not load the whole build rules (importing :mod:`hipport.buildfiles` and reading
+    its table cost about 30 ms of the check's 0.25 CPU s).
+
+    Raises:
+        hipport.rules.RuleError, OSError: the build rules are invalid or unreadable (never cached).
+    """
+    from .resources import data_dir, schema_path
+    from .rulecache import cached_table
+
+    folder = data_dir("rules") / "build"
+    sources = [*(folder / name for name in BUILD_RULE_SOURCES), *(schema_path(s) for s in BUILD_RULE_SOURCES.values())]
+    return cached_table("library-headers", sources, _library_header_table, dict)
+
+
+def _library_headers() -> frozenset[str]:
+    return library_headers()["all"]
 
 
 def unknown_toolkit_header(rules, name: str) -> bool:

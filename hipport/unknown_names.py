@@ -106,7 +106,8 @@ class FileNames:
 
 
 #: id(rule set) -> (the rule set, its known names, those names by their first three and first
-#: two characters, closest-name answers); a RuleSet is not hashable, and a process holds one or two.
+#: two characters (filled on the first closest-name search: most runs report no name), closest-name
+#: answers); a RuleSet is not hashable, and a process holds one or two.
 _CACHE: dict[int, tuple] = {}
 
 
@@ -115,12 +116,18 @@ def _cached(rules: RuleSet) -> tuple:
     if entry is None or entry[0] is not rules:
         names = set(rules.identifiers) | {name for _, name in rules.constructs} | HIP_KEYWORDS | WARP_CHECKED
         names |= {part for name in rules.namespaces for part in name.split("::")}
-        by_prefix: dict[str, list[str]] = {}
+        entry = _CACHE[id(rules)] = (rules, frozenset(names), {}, {})
+    return entry
+
+
+def _by_prefix(rules: RuleSet) -> dict[str, list[str]]:
+    """The known names by their first three and by their first two characters, sorted."""
+    _, names, by_prefix, _ = _cached(rules)
+    if not by_prefix:
         for name in sorted(names):
             by_prefix.setdefault(name[:3], []).append(name)
             by_prefix.setdefault(name[:2], []).append(name)
-        entry = _CACHE[id(rules)] = (rules, frozenset(names), by_prefix, {})
-    return entry
+    return by_prefix
 
 
 def known_names(rules: RuleSet) -> frozenset[str]:
@@ -174,13 +181,25 @@ def closest_names(rules: RuleSet, name: str) -> tuple[str, ...]:
     or more), best first. Only names sharing its first three characters are compared, or, when
     none of those is close, its first two (a full comparison with the ~9,000 known names costs
     about 0.1 s a name). Answers are kept for the process."""
-    _, _, by_prefix, answers = _cached(rules)
+    answers = _cached(rules)[3]
     if name not in answers:
+        by_prefix = _by_prefix(rules)
         close = close_matches(name, by_prefix.get(name[:3], ()), n=3, cutoff=0.6)
         if not close:
             close = close_matches(name, by_prefix.get(name[:2], ()), n=3, cutoff=0.6)
         answers[name] = tuple(close)
     return answers[name]
+
+
+def remember_closest(rules: RuleSet, answers: dict) -> None:
+    """Take ``answers`` (name -> list of names, what :func:`closest_names` answered for the same
+    rules and hipport before: an incremental conversion's record, whose run key covers both) as
+    :func:`closest_names`' answers for this process; entries that are not a name and a list of
+    names are left out."""
+    known = _cached(rules)[3]
+    for name, close in answers.items():
+        if isinstance(name, str) and isinstance(close, list) and all(isinstance(c, str) for c in close):
+            known.setdefault(name, tuple(close))
 
 
 def closest_text(rules: RuleSet, name: str) -> str:
@@ -289,6 +308,8 @@ class TreeNames:
         self._rules = rules
         self._files: list[tuple[object, FileNames]] = []
         self._defined: set[str] = set()
+        #: The names :meth:`report` reported (whose closest known names it looked up).
+        self.reported: set[str] = set()
 
     def add(self, summary, names: FileNames | None) -> None:
         """Record one file's names (None: the file was not analysed)."""
@@ -307,6 +328,7 @@ class TreeNames:
             fresh = [replace(f, path=summary.path,  # the summary's path: check_paths shows given paths
                              message=check.render(name=f.name, closest=closest_text(self._rules, f.name))[0])
                      for f in names.uses if f.name not in self._defined]
+            self.reported.update(f.name for f in fresh)
             if fresh:
                 summary.findings = sorted(summary.findings + fresh, key=Finding.sort_key)
                 added += len(fresh)

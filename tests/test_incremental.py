@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import shutil
 
 import pytest
 from click.testing import CliRunner
 
-from hipport import analyze, parse
+from hipport import analyze, parse, unknown_names, warp
 from hipport import convert as convert_module
 from hipport.cli import main
 from hipport.convert import ConvertOptions, convert_tree
-from hipport.manifest import MANIFEST_NAME
+from hipport.manifest import MANIFEST_NAME, OUTPUT, SOURCE, Stamps
 
-OLD = 1_000_000_000  # a modification time (seconds) long before any conversion here
 SERIAL = ConvertOptions(jobs=1)
 FILES = ["main.cu", "notes.txt", "old.cu", "util/check.h"]
 
@@ -32,18 +32,21 @@ def _tree(root):
     return root
 
 
-def _age(out):
-    for path in out.rglob("*"):
-        if path.is_file():
-            os.utime(path, (OLD, OLD))
+def _snapshot(out):
+    """Every file of OUT -> (inode, modification time in ns): a file hipport writes again is a new
+    file renamed over the old one (another inode, a later time), one it leaves alone keeps both."""
+    return {p.relative_to(out).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns)
+            for p in out.rglob("*") if p.is_file()}
 
 
-def _rewritten(out):
-    return sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.stat().st_mtime != OLD)
+def _rewritten(out, before):
+    """The files of OUT written since ``before`` (:func:`_snapshot`), sorted."""
+    return sorted(rel for rel, state in _snapshot(out).items() if before.get(rel) != state)
 
 
 def _outputs(out):
-    """Every file of OUT (path -> bytes), the JSON report with its seconds set to 0."""
+    """Every file of OUT (path -> bytes), the JSON report with its seconds set to 0 and the
+    manifest without its files' stamps (stat values: another conversion gets others)."""
     found = {}
     for path in sorted(out.rglob("*")):
         if path.is_file():
@@ -51,6 +54,9 @@ def _outputs(out):
     report = json.loads(found.pop("hipport-report.json"))
     report["totals"]["seconds"] = 0
     found["hipport-report.json"] = json.dumps(report, indent=2).encode()
+    manifest = json.loads(found.pop(MANIFEST_NAME))
+    assert sorted(manifest.pop("stamps")) == ["out", "src"]
+    found[MANIFEST_NAME] = json.dumps(manifest, indent=1).encode()
     return found
 
 
@@ -87,7 +93,7 @@ def test_a_second_conversion_parses_nothing_and_rewrites_nothing(tmp_path, monke
     src, out = _tree(tmp_path / "src"), tmp_path / "out"
     convert_tree(src, out, SERIAL)
     first = _outputs(out)
-    _age(out)
+    before = _snapshot(out)
 
     class NoParser:
         def parse(self, data):
@@ -103,7 +109,7 @@ def test_a_second_conversion_parses_nothing_and_rewrites_nothing(tmp_path, monke
     assert (result.reuse.ported, result.reuse.reused) == ([], FILES)
     assert result.report.incremental == ("incremental: 0 files ported again, 4 unchanged since the last conversion "
                                          "into OUT")
-    assert _rewritten(out) == ["hipport-report.json"]  # its seconds
+    assert _rewritten(out, before) == ["hipport-report.json"]  # its seconds
     assert _outputs(out) == first == _clean(src, out, SERIAL)
 
 
@@ -112,12 +118,12 @@ def test_editing_one_source_ports_exactly_that_one(tmp_path, analysed):
     convert_tree(src, out, SERIAL)
     assert analysed == ["main.cu", "old.cu", "util/check.h"]
     (src / "old.cu").write_text("__global__ void old_kernel() { cudaDeviceReset(); }\n")
-    _age(out)
+    before = _snapshot(out)
     analysed.clear()
     result = convert_tree(src, out, SERIAL)
     assert analysed == ["old.cu"]
     assert (result.reuse.ported, result.reuse.reused) == (["old.cu"], ["main.cu", "notes.txt", "util/check.h"])
-    assert _rewritten(out) == [MANIFEST_NAME, "hipport-report.json", "hipport-report.md", "old.hip"]
+    assert _rewritten(out, before) == [MANIFEST_NAME, "hipport-report.json", "hipport-report.md", "old.hip"]
     # a header's own text is no cross-file fact of its includers: only the header is ported again
     (src / "util" / "check.h").write_text("#pragma once\ninline void check(cudaError_t e) { (void)e; }  // ok\n")
     analysed.clear()
@@ -337,3 +343,97 @@ def test_a_new_tree_file_an_angled_include_can_name_ports_the_includer_again(tmp
     assert result.reuse.ported == ["common/helpers.h", "main.cu"]
     assert (out / "main.hip").read_text().startswith("#include <hip/hip_runtime.h>\n")
     assert _outputs(out) == _clean(src, out, SERIAL)
+
+
+def _trust_stamps(out):
+    """Move the manifest's modification time 1 s on, as if it were saved a while after the last
+    output: the stamps it records are then all trusted (:class:`hipport.manifest.Stamps`)."""
+    info = (out / MANIFEST_NAME).stat()
+    os.utime(out / MANIFEST_NAME, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+
+
+def test_a_rerun_reads_no_source_and_no_output_whose_stamp_is_as_recorded(tmp_path, monkeypatch):
+    src, out = _tree(tmp_path / "src"), tmp_path / "out"
+    (src / "CMakeLists.txt").write_text("project(p LANGUAGES CXX CUDA)\nadd_executable(p main.cu old.cu)\n")
+    convert_tree(src, out, SERIAL)
+    first = _outputs(out)
+    _trust_stamps(out)
+    read = []
+    original = pathlib.Path.read_bytes
+
+    def reading(path):
+        read.append(path)
+        return original(path)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(pathlib.Path, "read_bytes", reading)
+        result = convert_tree(src, out, SERIAL)
+    assert result.reuse.ported == []
+    # the build files are migrated from their bytes (or their recorded migration checked against
+    # them) on every run; the reports and the manifest are compared with what they would hold
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in read if p.is_relative_to(tmp_path)) == [
+        "out/hipport-manifest.json", "out/hipport-report.json", "out/hipport-report.md", "src/CMakeLists.txt"]
+    assert _outputs(out) == first
+
+
+def test_an_output_edited_to_the_same_size_with_its_time_put_back_is_still_kept(tmp_path):
+    """The status-change time, which no program can set back, tells the edit."""
+    src, out = _tree(tmp_path / "src"), tmp_path / "out"
+    convert_tree(src, out, SERIAL)
+    _trust_stamps(out)
+    path = out / "old.hip"
+    text, info = path.read_text(), path.stat()
+    path.write_text(text.replace("old_kernel", "new_kernel"))
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert path.stat().st_size == info.st_size and path.stat().st_mtime_ns == info.st_mtime_ns
+    result = convert_tree(src, out, SERIAL)
+    assert [(f.path, f.rule_id) for f in result.report.findings if f.rule_id == "HP0005"] == [("old.cu", "HP0005")]
+    assert "new_kernel" in path.read_text()
+
+
+def test_a_stamp_is_trusted_when_it_is_as_recorded_and_older_than_the_manifest():
+    entry = [12, 1_000, 1_500, 7, 3, "ab" * 32]
+    stamps = Stamps({SOURCE: {"a.cu": entry}}, trusted_before_ns=1_001)
+    assert stamps.known(SOURCE, "a.cu", (12, 1_000, 1_500, 7, 3)) == "ab" * 32
+    assert stamps.fresh[SOURCE] == {"a.cu": entry}  # kept for the next manifest
+    assert stamps.known(SOURCE, "a.cu", (12, 1_000, 1_501, 7, 3)) is None  # its status changed since
+    assert stamps.known(SOURCE, "a.cu", (12, 1_000, 1_500, 8, 3)) is None  # another file now
+    assert stamps.known(OUTPUT, "a.cu", (12, 1_000, 1_500, 7, 3)) is None  # another area
+    # written in the manifest's clock tick: a second write in that tick would leave the same times
+    assert Stamps({SOURCE: {"a.cu": entry}}, trusted_before_ns=1_000).known(SOURCE, "a.cu", (12, 1_000, 1_500, 7, 3)) \
+        is None
+    assert Stamps({SOURCE: {"a.cu": ["12", 1_000]}}, 2_000).known(SOURCE, "a.cu", (12, 1_000, 1_500, 7, 3)) is None
+
+
+def test_the_closest_known_names_of_unknown_names_are_recorded_not_searched_again(tmp_path, monkeypatch):
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "a.cu").write_text("void f() { cudaDeviceSynchronise(); }\n")
+    first = convert_tree(src, out, SERIAL).report
+    [finding] = [f for f in first.findings if f.rule_id == "HP2008"]
+    assert "closest known names: cudaDeviceSynchronize" in finding.message
+    assert json.loads((out / MANIFEST_NAME).read_text())["incremental"]["groups"]["closest"] == {
+        "cudaDeviceSynchronise": list(unknown_names.closest_names(first.rules, "cudaDeviceSynchronise"))}
+    before = _outputs(out)
+    unknown_names._CACHE.clear()  # a new process knows no answer
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("searched again")
+
+    monkeypatch.setattr(unknown_names, "close_matches", no_search)
+    again = convert_tree(src, out, SERIAL).report
+    assert [f.message for f in again.findings if f.rule_id == "HP2008"] == [finding.message]
+    assert _outputs(out) == before
+
+
+def test_porting_only_build_files_again_runs_no_tree_prepass(tmp_path, monkeypatch):
+    src, out = _tree(tmp_path / "src"), tmp_path / "out"
+    (src / "CMakeLists.txt").write_text("project(p LANGUAGES CXX CUDA)\nadd_executable(p main.cu old.cu)\n")
+    convert_tree(src, out, SERIAL)
+
+    def no_prepass(*args, **kwargs):
+        raise AssertionError("prepass run")
+
+    monkeypatch.setattr(warp, "mask_names", no_prepass)
+    result = convert_tree(src, out, SERIAL)
+    assert result.reuse.ported == [] and "CMakeLists.txt" in result.reuse.reused

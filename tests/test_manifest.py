@@ -14,7 +14,6 @@ from hipport.cli import main
 from hipport.convert import ConvertOptions, convert_tree
 from hipport.manifest import MANIFEST_NAME, ManifestError, digest
 
-OLD = 1_000_000_000  # a modification time (seconds) long before any conversion here
 
 
 def _tree(root):
@@ -27,15 +26,16 @@ def _tree(root):
     return root
 
 
-def _age(out):
-    """Give every file in OUT an old modification time, to see which ones a conversion rewrites."""
-    for path in out.rglob("*"):
-        if path.is_file():
-            os.utime(path, (OLD, OLD))
+def _snapshot(out):
+    """Every file of OUT -> (inode, modification time in ns): a file hipport writes again is a new
+    file renamed over the old one (another inode, a later time), one it leaves alone keeps both."""
+    return {p.relative_to(out).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns)
+            for p in out.rglob("*") if p.is_file()}
 
 
-def _rewritten(out):
-    return sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.stat().st_mtime != OLD)
+def _rewritten(out, before):
+    """The files of OUT written since ``before`` (:func:`_snapshot`), sorted."""
+    return sorted(rel for rel, state in _snapshot(out).items() if before.get(rel) != state)
 
 
 @pytest.fixture(params=["serial", "parallel"])
@@ -54,13 +54,13 @@ def test_a_second_conversion_rewrites_only_the_json_report(tmp_path, mode):
     assert sorted(manifest["outputs"]) == ["CMakeLists.txt", "cmake/HipportPlatform.cmake", "main.hip", "notes.txt",
                                            "old.hip", "util/check.h"]
     assert manifest["outputs"]["main.hip"] == digest((out / "main.hip").read_bytes())
-    _age(out)
+    before = _snapshot(out)
     convert_tree(src, out, mode)
-    assert _rewritten(out) == ["hipport-report.json"]
+    assert _rewritten(out, before) == ["hipport-report.json"]
     (src / "main.cu").write_text((src / "main.cu").read_text() + "// changed\n")
-    _age(out)
+    before = _snapshot(out)
     convert_tree(src, out, mode)
-    assert _rewritten(out) == [MANIFEST_NAME, "hipport-report.json", "hipport-report.md", "main.hip"]
+    assert _rewritten(out, before) == [MANIFEST_NAME, "hipport-report.json", "hipport-report.md", "main.hip"]
 
 
 def test_outputs_of_deleted_or_renamed_sources_are_removed(tmp_path, mode):

@@ -95,7 +95,7 @@ def test_build_rules_and_type_tags_come_from_the_cache(cache, monkeypatch):
         loader.cache_clear()
     first_build, first_tags = build_data.default_build_rules(), elaborated.type_tags()
     assert sorted(p.name.split("-")[0] + "-" + p.name.split("-")[1] for p in cache.iterdir()
-                  if not p.name.startswith("rules-")) == ["build-rules", "type-tags"]
+                  if not p.name.startswith(("rules-", "yaml-"))) == ["build-rules", "type-tags"]
     for loader in (build_data.default_build_rules, elaborated.type_tags):
         loader.cache_clear()
 
@@ -133,3 +133,48 @@ def test_findings_identical_with_and_without_the_cache(tmp_path):
     cached = check(HIPPORT_CACHE_DIR=str(tmp_path / "c"))
     assert any(p.name.startswith("build-rules-") for p in (tmp_path / "c").iterdir())
     assert uncached == filling == cached
+
+
+def test_a_check_with_a_warm_cache_imports_neither_the_build_file_package_nor_yaml(tmp_path):
+    """The library headers of the build rules (HP3005 on ``#include <nvjpeg.h>``) and the shipped
+    YAML data tables (device functions, struct members...) come from the cache as plain data, so
+    ``hipport check`` loads neither hipport.buildfiles nor PyYAML (issue 12: its fixed cost)."""
+    unit = tmp_path / "libs.cu"
+    unit.write_text("#include <cuda_runtime.h>\n#include <nvjpeg.h>\n__global__ void k(float* x) { x[0] = 1.0f; }\n")
+    code = ("import sys\nfrom hipport.entry import main\n"
+            f"try:\n    main(['check', {str(unit)!r}])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('hipport.buildfiles', 'yaml', 'pathspec') if m in sys.modules), file=sys.stderr)")
+
+    def loaded():
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env={**os.environ, "HIPPORT_CACHE_DIR": str(tmp_path / "c")})
+        assert "HP3005" in run.stdout, run.stdout + run.stderr
+        return run.stderr.strip().splitlines()[-1]
+
+    assert loaded() == "['hipport.buildfiles', 'yaml']"  # the cache is filled: built from the YAML
+    assert loaded() == "[]"
+
+
+def test_the_library_header_table_names_the_build_rule_files():
+    from hipport.toolkit_headers import BUILD_RULE_SOURCES, library_headers
+
+    assert BUILD_RULE_SOURCES == build_data.BUILD_RULE_FILES
+    table = library_headers()
+    libraries = build_data.default_build_rules().libraries
+    assert table["all"] == {header for library in libraries for header in library.cuda_headers}
+    nvjpeg = next(library for library in libraries if "nvjpeg.h" in library.cuda_headers)
+    assert table["unavailable"]["hip"]["nvjpeg.h"] == (nvjpeg.name, nvjpeg.note)
+    assert "thrust/sort.h" not in table["unavailable"]["hip"]
+
+
+def test_shipped_yaml_data_is_read_back_from_the_cache(cache, monkeypatch):
+    from hipport import resources
+
+    first = resources.load_data_yaml("toolkit", "cub_warp_algorithms.yaml")
+    import yaml
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("parsed again although cached")
+
+    monkeypatch.setattr(yaml, "load", no_parse)
+    assert resources.load_data_yaml("toolkit", "cub_warp_algorithms.yaml") == first

@@ -15,6 +15,7 @@ indentation, line endings) as it was. Standard library only.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass
 
@@ -194,6 +195,11 @@ def _unquoted_end(text: str, i: int, lines: LineIndex) -> int:
 def parse_cmake(text: str) -> list[Command]:
     """Split ``text`` (a whole CMake file) into its command invocations.
 
+    A tree's CMake files are each parsed three times in a conversion (finding the project roots,
+    :func:`hipport.buildfiles.cmakefile.scan_cmake`, then the migration): the commands of the
+    last :data:`_PARSED_KEPT` texts are kept (:class:`Command` and :class:`Argument` are frozen;
+    each call returns a new list).
+
     Returns:
         The commands in file order.
 
@@ -202,6 +208,20 @@ def parse_cmake(text: str) -> list[Command]:
             command name without ``(``, an unterminated argument, comment or argument list; the
             error's line and column point at the start of the offending construct.
     """
+    return list(_parsed(text))
+
+
+#: How many texts' commands :func:`parse_cmake` keeps (a tree's CMake files, a few hundred).
+_PARSED_KEPT = 1024
+
+
+@functools.lru_cache(maxsize=_PARSED_KEPT)
+def _parsed(text: str) -> tuple[Command, ...]:
+    return tuple(_parse_cmake(text))
+
+
+def _parse_cmake(text: str) -> list[Command]:
+    """:func:`parse_cmake`, parsing."""
     lines = LineIndex(text)
     commands: list[Command] = []
     i, n = 0, len(text)

@@ -282,6 +282,8 @@ class _CMakeMigration:
             self.at = command.start
             self.command(command)
         self.at = 0
+        if self.scanning:  # scan_cmake keeps only the facts: the text and notes are not put together
+            return Migration(self.text, [], self.found)
         text = self.text
         pieces, position = [], 0
         inserts = []
