@@ -324,14 +324,17 @@ def compat_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions()
     guard = OutputGuard(out, read_manifest(out) if out.is_dir() else None, options.force)
     names, cuda_names, units, parser = CompatNames(), TreeNames(rules), [], new_parser()
     build_files, gpu_cxx = [], set()
-    prepasses = _tree_prepasses(files, analysis_options, parser)
-    ported_files = sorted(_port_all(files, analysis_options, rules, guard=None, prepasses=prepasses),
+    # with --fix, the tree's --fix decisions (a warp-size name of a header rewritten in every file
+    # using it or in none, units joined across files run as 32-lane logical warps) are made once,
+    # as by convert --fix; the analysis without --fix does not use them
+    fix_tree, masks = _tree_prepasses(files, replace(analysis_options, fix=options.fix), parser)
+    ported_files = sorted(_port_all(files, analysis_options, rules, guard=None, prepasses=(None, masks)),
                           key=lambda p: p.file.rel)
     for done, ported in enumerate(ported_files, 1):
         file = ported.file
         data = file.source.read_bytes()
         if file.convert and options.fix:
-            data = _fix_edits(file, data, rules, analysis_options, sources, parser, ported, prepasses[1])
+            data = _fix_edits(file, data, rules, analysis_options, sources, parser, ported, masks, fix_tree)
         ported.summary.output = file.rel
         if file.convert:
             ported.summary.findings = _compat_findings(ported, rules, names)
@@ -413,7 +416,7 @@ def _refused_lines(body: bytes, extra: list) -> dict[int, tuple[str, str]]:
 
 
 def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, sources, parser, ported,
-               masks=None) -> bytes:
+               masks=None, fix_tree=None) -> bytes:
     """``data`` with the edits that ``convert --fix`` adds to ``convert`` that stay correct CUDA
     (``register`` deleted, the wavefront-size rewrites, definitions under ``#if
     defined(__HIP__)``); the edits that write HIP-only code (:func:`_refused_lines`: a
@@ -422,7 +425,9 @@ def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, sourc
     HP1214 for what was fixed), except on a refused line, which keeps the findings of the
     analysis without it and gets HP1401 (compat-source-edit). ``masks``: the tree's
     :func:`hipport.warp.mask_names` (where the names ``*_sync`` calls pass as masks are
-    defined), as the analysis without --fix had it."""
+    defined), as the analysis without --fix had it; ``fix_tree``: the tree's
+    :func:`hipport.warp.warp_tree` (the --fix decisions shared between files), as ``convert
+    --fix`` makes them."""
     from .analyze import analyze_file
     from .convert import _HeaderResolver
     bom = b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b""
@@ -430,12 +435,10 @@ def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, sourc
     tree = parser.parse(body)
     kwargs = dict(is_cuda_unit=file.is_cuda_unit, resolve_header=_HeaderResolver(sources, file.rel),
                   sources=sources, mask_names=masks)
-    with_fix = analyze_file(file.rel, body, tree, rules, fix=True, **kwargs)
+    with_fix = analyze_file(file.rel, body, tree, rules, fix=True, warp_tree=fix_tree, **kwargs)
     analysis = analyze_file(file.rel, body, tree, rules, fix=False, **kwargs)
     without = set(analysis.edits)
     extra = [e for e in with_fix.edits if e not in without]
-    if not extra:
-        return data
     refused = _refused_lines(body, extra)
     applied = [e for e in extra if body.count(b"\n", 0, e.start) + 1 not in refused]
     findings = [f for f in with_fix.findings if f.line not in refused]

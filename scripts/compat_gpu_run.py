@@ -23,7 +23,7 @@ has no ``compat-hipnv``; its other builds link the shared cuBLAS 12 and cuRAND 1
 toolchain has only as link stubs). The programs take no arguments and read no files
 (``scripts/gpu_run.py`` runs them the same way).
 
-    python scripts/compat_gpu_run.py build --out build/compat-gpu   # here
+    python scripts/compat_gpu_run.py build --out build/compat-gpu   # here (--fix: --compat --fix)
     bash build/compat-gpu/run.sh > device.log 2>&1                    # on the GPU machine
     python scripts/compat_gpu_run.py table device.log                 # here: Markdown table
 
@@ -141,9 +141,10 @@ def _binary_name(project: str, variant: str, executable: str) -> str:
     return f"{project}-{variant}" + ("" if executable == project else f"-{executable}")
 
 
-def build(out: Path, jobs: int, only: list[str] | None = None) -> None:
-    """Convert and build every project three ways into ``out``; copy the executables to
-    ``out/bin``; write run.sh, left-out.txt, build-commands.txt, binaries.txt, build-info.txt."""
+def build(out: Path, jobs: int, only: list[str] | None = None, fix: bool = False) -> None:
+    """Convert (with ``--compat --fix`` when ``fix``) and build every project three ways into
+    ``out``; copy the executables to ``out/bin``; write run.sh, left-out.txt,
+    build-commands.txt, binaries.txt, build-info.txt."""
     toolchain = Toolchain.load()
     out = out.resolve()
     bin_dir = out / "bin"
@@ -158,8 +159,8 @@ def build(out: Path, jobs: int, only: list[str] | None = None) -> None:
             continue
         compat = out / "compat" / name
         shutil.rmtree(compat, ignore_errors=True)
-        print(f"[{name}] compat_tree -> {compat}", flush=True)
-        compat_tree(project, compat, ConvertOptions())
+        print(f"[{name}] compat_tree{' --fix' if fix else ''} -> {compat}", flush=True)
+        compat_tree(project, compat, ConvertOptions(fix=fix))
         for variant, (folder, commands) in variant_builds(project, compat, out / "build" / name, toolchain,
                                                           jobs).items():
             shutil.rmtree(folder, ignore_errors=True)
@@ -268,11 +269,12 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--out", type=Path, required=True)
     b.add_argument("-j", "--jobs", type=int, default=2, help="parallel compile jobs of each build")
     b.add_argument("--only", nargs="*", help="build only these projects (default: all)")
+    b.add_argument("--fix", action="store_true", help="make the compat trees with --compat --fix")
     t = sub.add_parser("table", help="Markdown table from a run.sh log")
     t.add_argument("log", type=Path)
     args = parser.parse_args(argv)
     if args.command == "build":
-        build(args.out, args.jobs, args.only)
+        build(args.out, args.jobs, args.only, args.fix)
     else:
         sys.stdout.write(table(args.log))
     return 0

@@ -12,7 +12,9 @@ cooperative_reduce, legacy_findcuda and stream_pipeline) is cast by a forwarding
 hipport_compat.h, and the 2-argument ``cudaEventCreate`` (stream_pipeline) is an overload that
 calls hipEventCreateWithFlags. A project that needs a source edit no name mapping can express
 is not built for AMD: its test asserts the exact findings that say so (warp_shuffle_scan:
-HP1102/HP1112 for 32-bit warp masks). Every build is Release, as the projects' own builds
+HP1102/HP1112 for 32-bit warp masks). With ``--compat --fix``, warp_shuffle_scan's sources get
+the edits of ``convert --fix`` that stay CUDA (its units run as 32-lane logical warps, HP1116:
+helpers that are CUDA's own intrinsics under nvcc) and build all three ways too. Every build is Release, as the projects' own builds
 (scripts/corpus_projects.py); at -O0, clang 19 stops on stream_pipeline's __syncthreads_count
 for gfx1100 ("wavefront shifts are not supported on GFX10+", a backend limit). blas_rand links
 hipBLAS and hipRAND, whose NVIDIA backends the toolchain lacks (tests/test_corpus_projects_port.py),
@@ -22,10 +24,12 @@ so it is not built as HIP on NVIDIA.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 
 import pytest
 
+from hipport import warp32
 from hipport.compat import compat_tree
 from hipport.convert import ConvertOptions
 
@@ -210,3 +214,74 @@ def test_compat_project_builds_with_hip_on_nvidia(toolchain, compat_projects, na
                 if c["file"].endswith(".cu")]
     assert commands and all("__HIP_PLATFORM_NVIDIA__" in c and "hipport_compat.h" in c for c in commands)
     assert (build / name).is_file()
+
+
+#: warp_shuffle_scan with --compat --fix: the files --fix edits, each with the logical-warp
+#: helpers it gets (the rest of the tree is kept byte for byte).
+FIXED_FILES = {
+    "include/scan/warp_primitives.cuh": {"hipport_warp32_ballot_sync", "hipport_warp32_shfl_down_sync",
+                                         "hipport_warp32_shfl_sync", "hipport_warp32_shfl_up_sync",
+                                         "hipport_warp32_shfl_xor_sync"},
+    "src/compact.cu": {"hipport_warp32_ballot_sync"},
+    "src/histogram.cu": {"hipport_warp32_ballot_sync"},
+}
+
+
+@pytest.fixture(scope="module")
+def compat_fixed(tmp_path_factory):
+    """warp_shuffle_scan converted with --compat --fix for gfx90a and gfx1100."""
+    out = tmp_path_factory.mktemp("compat-fixed") / "warp_shuffle_scan"
+    compat_tree(CORPUS_PROJECTS / "warp_shuffle_scan", out,
+                ConvertOptions(fix=True, offload_archs=("gfx90a", "gfx1100")))
+    return out
+
+
+def test_compat_fix_edits_warp_shuffle_scan_into_logical_warps_that_stay_cuda(compat_fixed):
+    """Each edited file is its original with the helpers block inserted, the warp intrinsics
+    called through the helpers (CUDA's own names under nvcc) and the mask kFullMask widened
+    (HP1107); no error is left."""
+    project = CORPUS_PROJECTS / "warp_shuffle_scan"
+    assert _error_lines(compat_fixed) == []
+    for source in project.rglob("*"):
+        rel = source.relative_to(project).as_posix()
+        if not source.is_file() or rel == "CMakeLists.txt":
+            continue
+        text = (compat_fixed / rel).read_text()
+        if rel not in FIXED_FILES:
+            assert text == source.read_text(), rel
+            continue
+        block = warp32.helpers_block(FIXED_FILES[rel]).decode()
+        assert text.count(block) == 1, rel
+        undone = re.sub(r"\bhipport_warp32_(\w+_sync)\(", r"__\1(", text.replace(block, ""))
+        undone = undone.replace("constexpr unsigned long long kFullMask = 0xffffffffffffffffULL;",
+                                "constexpr unsigned int kFullMask = 0xffffffffu;")
+        assert undone == source.read_text(), rel
+    report = json.loads((compat_fixed / "hipport-report.json").read_text())
+    assert sorted(f"{f['path']}:{f['line']} {f['name']}" for f in report["findings"] if f["rule_id"] == "HP1116") == [
+        "include/scan/warp_primitives.cuh:14 lane_id", "include/scan/warp_primitives.cuh:19 warp_id",
+        "include/scan/warp_primitives.cuh:25 warp_inclusive_scan", "include/scan/warp_primitives.cuh:39 warp_sum",
+        "include/scan/warp_primitives.cuh:49 warp_max", "include/scan/warp_primitives.cuh:59 rank_in_warp",
+        "src/compact.cu:16 count_positive", "src/compact.cu:39 scatter_positive",
+        "src/histogram.cu:20 histogram32_kernel", "src/scan.cu:28 scan_tiles", "src/scan.cu:76 add_tile_offsets"]
+
+
+def test_compat_fix_tree_builds_for_amd_plain_cuda_and_hip_on_nvidia(toolchain, compat_fixed, tmp_path):
+    """The same edited .cu files: gfx90a and gfx1100 code objects with the compat header forced
+    in, sm_90 with plain nvcc (no HIP anywhere in its commands), and HIP on NVIDIA."""
+    amd = tmp_path / "amd"
+    _build(toolchain, compat_fixed, amd, f"-DCMAKE_TOOLCHAIN_FILE={toolchain.cmake_hip_toolchain_file}")
+    gpu = [c["command"] for c in json.loads((amd / "compile_commands.json").read_text()) if c["file"].endswith(".cu")]
+    assert gpu and all(f"-include {compat_fixed}/hipport_compat.h" in c for c in gpu)
+    assert toolchain.code_object_targets(amd / "warp_shuffle_scan") == AMD_CODE_OBJECTS
+    cuda = tmp_path / "cuda"
+    _build(toolchain, compat_fixed, cuda, "-DHIPPORT_COMPAT_CUDA=ON", *_nvidia_args(toolchain))
+    commands = [c["command"] for c in json.loads((cuda / "compile_commands.json").read_text())]
+    assert any("compute_90" in c for c in commands)
+    assert all("hipport_compat" not in c and "__HIP" not in c for c in commands)
+    done = subprocess.run([str(toolchain.cuobjdump), "--list-elf", str(cuda / "warp_shuffle_scan")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "sm_90" in done.stdout, done.stderr
+    hip_nvidia = tmp_path / "hip-nvidia"
+    _build(toolchain, compat_fixed, hip_nvidia, "-DHIPPORT_PLATFORM=nvidia",
+           f"-DHIPPORT_HIP_NVIDIA_INCLUDE={toolchain.hip_nvidia_include}", *_nvidia_args(toolchain))
+    assert (hip_nvidia / "warp_shuffle_scan").is_file()

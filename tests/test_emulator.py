@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from hipport import emulator
 from hipport.cli import main
+from hipport.compat import compat_tree
 from hipport.convert import ConvertOptions, convert_tree
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -347,3 +348,18 @@ def test_corpus_projects_needing_libraries_or_textures_are_refused(name, ported)
     lines = [line.strip() for line in str(error.value).splitlines()]
     for expected in REFUSED[name]:
         assert any(line.startswith(expected) for line in lines), (expected, lines)
+
+
+@pytest.mark.parametrize("wave", [64, 32], ids=["wave64", "wave32"])
+def test_compat_fix_tree_of_warp_shuffle_scan_passes_with_the_h200_output(wave, tmp_path, host_compiler, cache_dir):
+    """``convert --compat --fix`` keeps the CUDA sources, which run as 32-lane logical warps
+    under HIP for AMD (HP1116): the emulator builds the compat tree as its AMD build does
+    (hipport_compat.h forced into the .cu units, the shim folder first on the include path)."""
+    out = tmp_path / "compat"
+    compat_tree(CORPUS / "projects" / "warp_shuffle_scan", out, ConvertOptions(fix=True))
+    assert not list(out.rglob("*.hip"))
+    result = _run(out, wave, cache_dir)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[-1] == "Test PASSED"
+    assert _comparable(lines) == _comparable(_h200_lines("warp_shuffle_scan"))

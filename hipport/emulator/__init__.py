@@ -181,13 +181,23 @@ def build(path: str | os.PathLike, wave: int = 64, *, build_dir: str | os.PathLi
     prefix_map = [f"-fmacro-prefix-map={tree}={root.resolve()}"]
     for d in dirs:
         includes += ["-I", str(d)]
+    # a `convert --compat` tree: its CUDA sources compile as its AMD build compiles them, with the
+    # CUDA-named shim headers first on the include path and hipport_compat.h forced into every
+    # GPU unit (cmake/HipportPlatform.cmake of compat mode; hipport/compat.py)
+    from ..compat import COMPAT_HEADER, SHIM_DIR
+
+    forced: list[str] = []
+    if source.is_dir() and Path(COMPAT_HEADER) in rewritten:
+        includes[2:2] = ["-I", str(tree / SHIM_DIR)]
+        forced = ["-include", str(tree / COMPAT_HEADER)]
 
     def compile_unit(rel: Path):
         obj = work / "obj" / (rel.as_posix().replace("/", "__") + ".o")
         obj.parent.mkdir(parents=True, exist_ok=True)
         language = "c" if rel.suffix == ".c" else "c++"
-        command = [cxx, "-x", language, *([] if language == "c" else flags), *prefix_map, *includes, "-c",
-                   str(tree / rel),
+        gpu_unit = forced if rel.suffix in (".cu", ".hip") else []
+        command = [cxx, "-x", language, *([] if language == "c" else flags), *prefix_map, *includes, *gpu_unit,
+                   "-c", str(tree / rel),
                    "-o", str(obj)]
         if language == "c":
             command[3:3] = ["-O2"]
