@@ -177,22 +177,20 @@ def test_a_call_hip_names_otherwise_by_argument_count_gets_overloads(compat_proj
     ]
 
 
-@pytest.mark.parametrize("name", AMD_BUILDS)
-def test_compat_project_builds_for_amd(toolchain, compat_projects, name, tmp_path):
-    assert _error_lines(compat_projects[name]) == []
-    build = tmp_path / "build"
-    _build(toolchain, compat_projects[name], build, f"-DCMAKE_TOOLCHAIN_FILE={toolchain.cmake_hip_toolchain_file}")
+def _check_amd_build(toolchain, out, name, build):
+    """Build the compat tree ``out`` for AMD: the compat header forced into every .cu unit,
+    gfx90a and gfx1100 code objects in the executable ``name``."""
+    _build(toolchain, out, build, f"-DCMAKE_TOOLCHAIN_FILE={toolchain.cmake_hip_toolchain_file}")
     commands = json.loads((build / "compile_commands.json").read_text())
     gpu = [c["command"] for c in commands if c["file"].endswith(".cu")]
-    assert gpu and all(f"-include {compat_projects[name]}/hipport_compat.h" in c for c in gpu)
+    assert gpu and all(f"-include {out}/hipport_compat.h" in c for c in gpu)
     assert toolchain.code_object_targets(build / name) == AMD_CODE_OBJECTS
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_compat_project_builds_as_plain_cuda_for_sm90(toolchain, compat_projects, name, tmp_path):
-    """-DHIPPORT_COMPAT_CUDA=ON: no HIP include folder, HIP define or forced include anywhere."""
-    build = tmp_path / "build"
-    _build(toolchain, compat_projects[name], build, "-DHIPPORT_COMPAT_CUDA=ON", *_nvidia_args(toolchain))
+def _check_plain_cuda_build(toolchain, out, name, build):
+    """-DHIPPORT_COMPAT_CUDA=ON: no HIP include folder, HIP define or forced include anywhere;
+    sm_90 code in the executable ``name``."""
+    _build(toolchain, out, build, "-DHIPPORT_COMPAT_CUDA=ON", *_nvidia_args(toolchain))
     commands = [c["command"] for c in json.loads((build / "compile_commands.json").read_text())]
     assert any("compute_90" in c for c in commands)
     # CMake puts include folders into response files and flags.make: read them all
@@ -205,15 +203,31 @@ def test_compat_project_builds_as_plain_cuda_for_sm90(toolchain, compat_projects
     assert done.returncode == 0 and "sm_90" in done.stdout, done.stderr
 
 
-@pytest.mark.parametrize("name", NVIDIA_HIP_BUILDS)
-def test_compat_project_builds_with_hip_on_nvidia(toolchain, compat_projects, name, tmp_path):
-    build = tmp_path / "build"
-    _build(toolchain, compat_projects[name], build, "-DHIPPORT_PLATFORM=nvidia",
+def _check_hip_nvidia_build(toolchain, out, name, build):
+    """-DHIPPORT_PLATFORM=nvidia: every .cu unit compiled with HIP's NVIDIA platform and the
+    forced compat header; the executable ``name`` is built."""
+    _build(toolchain, out, build, "-DHIPPORT_PLATFORM=nvidia",
            f"-DHIPPORT_HIP_NVIDIA_INCLUDE={toolchain.hip_nvidia_include}", *_nvidia_args(toolchain))
     commands = [c["command"] for c in json.loads((build / "compile_commands.json").read_text())
                 if c["file"].endswith(".cu")]
     assert commands and all("__HIP_PLATFORM_NVIDIA__" in c and "hipport_compat.h" in c for c in commands)
     assert (build / name).is_file()
+
+
+@pytest.mark.parametrize("name", AMD_BUILDS)
+def test_compat_project_builds_for_amd(toolchain, compat_projects, name, tmp_path):
+    assert _error_lines(compat_projects[name]) == []
+    _check_amd_build(toolchain, compat_projects[name], name, tmp_path / "build")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_compat_project_builds_as_plain_cuda_for_sm90(toolchain, compat_projects, name, tmp_path):
+    _check_plain_cuda_build(toolchain, compat_projects[name], name, tmp_path / "build")
+
+
+@pytest.mark.parametrize("name", NVIDIA_HIP_BUILDS)
+def test_compat_project_builds_with_hip_on_nvidia(toolchain, compat_projects, name, tmp_path):
+    _check_hip_nvidia_build(toolchain, compat_projects[name], name, tmp_path / "build")
 
 
 #: warp_shuffle_scan with --compat --fix: the files --fix edits, each with the logical-warp
@@ -266,22 +280,7 @@ def test_compat_fix_edits_warp_shuffle_scan_into_logical_warps_that_stay_cuda(co
 
 
 def test_compat_fix_tree_builds_for_amd_plain_cuda_and_hip_on_nvidia(toolchain, compat_fixed, tmp_path):
-    """The same edited .cu files: gfx90a and gfx1100 code objects with the compat header forced
-    in, sm_90 with plain nvcc (no HIP anywhere in its commands), and HIP on NVIDIA."""
-    amd = tmp_path / "amd"
-    _build(toolchain, compat_fixed, amd, f"-DCMAKE_TOOLCHAIN_FILE={toolchain.cmake_hip_toolchain_file}")
-    gpu = [c["command"] for c in json.loads((amd / "compile_commands.json").read_text()) if c["file"].endswith(".cu")]
-    assert gpu and all(f"-include {compat_fixed}/hipport_compat.h" in c for c in gpu)
-    assert toolchain.code_object_targets(amd / "warp_shuffle_scan") == AMD_CODE_OBJECTS
-    cuda = tmp_path / "cuda"
-    _build(toolchain, compat_fixed, cuda, "-DHIPPORT_COMPAT_CUDA=ON", *_nvidia_args(toolchain))
-    commands = [c["command"] for c in json.loads((cuda / "compile_commands.json").read_text())]
-    assert any("compute_90" in c for c in commands)
-    assert all("hipport_compat" not in c and "__HIP" not in c for c in commands)
-    done = subprocess.run([str(toolchain.cuobjdump), "--list-elf", str(cuda / "warp_shuffle_scan")],
-                          capture_output=True, text=True)
-    assert done.returncode == 0 and "sm_90" in done.stdout, done.stderr
-    hip_nvidia = tmp_path / "hip-nvidia"
-    _build(toolchain, compat_fixed, hip_nvidia, "-DHIPPORT_PLATFORM=nvidia",
-           f"-DHIPPORT_HIP_NVIDIA_INCLUDE={toolchain.hip_nvidia_include}", *_nvidia_args(toolchain))
-    assert (hip_nvidia / "warp_shuffle_scan").is_file()
+    """The same edited .cu files, checked as every compat project's builds are."""
+    _check_amd_build(toolchain, compat_fixed, "warp_shuffle_scan", tmp_path / "amd")
+    _check_plain_cuda_build(toolchain, compat_fixed, "warp_shuffle_scan", tmp_path / "cuda")
+    _check_hip_nvidia_build(toolchain, compat_fixed, "warp_shuffle_scan", tmp_path / "hip-nvidia")
