@@ -117,7 +117,7 @@ from .edits import Edit
 from .port_definitions import shield_from_macros
 from .parse import LANGUAGE, compiled_query
 from .project_macros import SpecifierMacros, TreeSources, specifier_macros
-from . import warp32
+from . import lane_flow, warp32
 
 
 class WarpContext(Protocol):
@@ -231,6 +231,8 @@ class _Item:
     standalone: bool = False  # right on its own at both widths (a full mask widened): never joins a function
     once_per_line: bool = False  # not reported on a line that has another HP1102 (a mask at its call)
     external: bool = False  # a warp helper or warp-size name defined outside the tree: logical warps decline too
+    audit: bool = False  # a use of a lane or warp number widening would change (hipport.lane_flow): counts only
+    #                      in a group with another item (it blocks widening, it is not an assumption of its own)
 
 
 def _strip(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
@@ -496,6 +498,8 @@ class _Scan:
             self.warp_size_constant_expressions()
         if warp32.HELPER_PREFIX.encode() in source:
             self.logical_already()
+        if self.fix and self.items:
+            self.lane_flow()
         if self.items or (self.tree is not None and (self.tree.blocked is None or self.tree.logical)):
             # only a file with a 32-wide assumption needs its call graph, or, in a tree, a file
             # whose functions may run as 32-lane logical warps with a header's (the tree pass,
@@ -507,6 +511,16 @@ class _Scan:
             node = ctx.node_at(match.start(), match.end())
             if node.type not in _CODE_SKIP:
                 ctx.report("wavefront-size-macro", node, name="__AMDGCN_WAVEFRONT_SIZE")
+
+    def lane_flow(self) -> None:
+        """--fix: each use of a lane or warp number (and each shuffle with a literal lane, offset
+        or width) whose meaning widening would change is an item with no fix
+        (:func:`hipport.lane_flow.unsafe_uses`), so a unit holding one is not widened."""
+        for function in _query(_DEFINITIONS, self.ctx.root):
+            if self.function_name(function).startswith(warp32.HELPER_PREFIX):
+                continue
+            for node, reason in [*lane_flow.unsafe_uses(self, function), *lane_flow.unsafe_collective_uses(self, function)]:
+                self.add(_Item(function.start_byte, node, None, "", {}, None, reason, audit=True))
 
     def logical_already(self) -> None:
         """A function calling hipport's logical-warp helpers (``--fix`` output fixed again) runs as
@@ -1119,10 +1133,18 @@ class _Scan:
                 keys.setdefault(find(key), set()).add(key)
             elif isinstance(key, int):
                 functions.setdefault(find(key), []).append(key)
+        for root in list(groups):
+            if all(item.audit for item in groups[root]):  # no assumption: nothing for --fix to decide
+                if keys.get(root):
+                    groups[root] = []
+                else:
+                    del groups[root]
         for root, found in keys.items():
             if root not in groups and found & with_keys:
                 groups[root] = []
-        return [(items, keys.get(root, set()), sorted(functions.get(root, ()))) for root, items in groups.items()]
+        # the assumptions first: a group's blocker is named by one of them when it has one
+        return [(sorted(items, key=lambda item: item.audit), keys.get(root, set()), sorted(functions.get(root, ())))
+                for root, items in groups.items()]
 
     def function_nodes(self, starts: list[int]) -> list[tree_sitter.Node]:
         """The function definitions of this file starting at the bytes ``starts``."""
@@ -1205,12 +1227,18 @@ class _Scan:
                     found, used = warp32.edits(self, functions)
                     logical_edits.extend(found)
                     logical_used |= used
-                    first = next((i.reason for i in items if i.fixes is None), None) or shared_reason or ""
+                    first_item = next((i for i in items if i.fixes is None), None)
+                    first = first_item.reason if first_item is not None else (shared_reason or "")
+                    blocking_audit = first_item is not None and first_item.audit
                     for function in functions:
                         if not self.is_device(function) or self.function_name(function).startswith(warp32.HELPER_PREFIX):
                             continue
-                        why = next((i.reason for i in items if i.fixes is None and hasattr(i.at, "start_byte")
-                                    and function.start_byte <= i.at.start_byte < function.end_byte), first)
+                        # an assumption of this function, else the group's, else a use of a lane
+                        # number in this function (items list the assumptions first)
+                        own = [i for i in items if i.fixes is None and hasattr(i.at, "start_byte")
+                               and function.start_byte <= i.at.start_byte < function.end_byte]
+                        why = next((i.reason for i in own if not i.audit), None) or (
+                            first if not blocking_audit else next((i.reason for i in own), first))
                         if any(function.start_byte <= edit.start < function.end_byte for edit in found):
                             offset = warp32.block_offset(self.ctx.source, function)
                             logical_at = offset if logical_at is None else min(logical_at, offset)
@@ -1229,10 +1257,13 @@ class _Scan:
                     if key in reported or (function is None and item.check is None and item is not blocker):
                         continue
                     reported.add(key)
-                    own = next((other for other in items if other.fixes is None and function is not None
-                                and hasattr(other.at, "start_byte")
-                                and function.start_byte <= other.at.start_byte < function.end_byte), None)
-                    reason = own.reason if own is not None else (blocker.reason if blocker is not None else shared_reason)
+                    own = [other for other in items if other.fixes is None and function is not None
+                           and hasattr(other.at, "start_byte")
+                           and function.start_byte <= other.at.start_byte < function.end_byte]
+                    # an assumption of this function, else the group's, else a use of a lane number here
+                    reason = next((other.reason for other in own if not other.audit), None) or (
+                        blocker.reason if blocker is not None and not blocker.audit else
+                        own[0].reason if own else blocker.reason if blocker is not None else shared_reason)
                     if logical_reason is not None:
                         reason = (f"{reason}; nor can it run as 32-lane logical warps, for the same reason"
                                   if logical_reason == reason else

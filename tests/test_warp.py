@@ -340,7 +340,7 @@ def test_fix_takes_specifiers_written_as_a_macro_for_device_code(tmp_path):
         "#include \"lanes.h\"\n"
         "#define WARP_SIZE 32\n"
         "LANE_FN int lane_of(int t) { return t % WARP_SIZE; }\n"
-        "__global__ void k(int* out) { out[threadIdx.x] = lane_of(threadIdx.x) + threadIdx.x / WARP_SIZE; }\n")
+        "__global__ void k(int* out) { if (lane_of(threadIdx.x) == 0 && threadIdx.x / WARP_SIZE == 0) out[0] = 1; }\n")
     out = tmp_path / "out"
     report = convert_tree(src, out, ConvertOptions(fix=True, jobs=1)).report
     assert [f"{f.line}:{f.column} {f.rule_id} {f.message}" for f in report.findings if f.rule_id.startswith("HP11")] == [
@@ -356,11 +356,11 @@ def test_fix_tree_pass_takes_a_header_function_declared_with_a_macro(tmp_path):
     src.mkdir()
     (src / "lanes.cuh").write_text("#define LANE_FN __device__\nLANE_FN int lane_id() { return threadIdx.x % 32; }\n")
     (src / "a.cu").write_text(
-        "#include \"lanes.cuh\"\n__global__ void k(int* o) { o[threadIdx.x] = lane_id() + threadIdx.x % 32; }\n")
+        "#include \"lanes.cuh\"\n__global__ void k(int* o) { if (lane_id() == 0 && threadIdx.x % 32 == 0) o[threadIdx.x] = 1; }\n")
     report = convert_tree(src, tmp_path / "out", ConvertOptions(fix=True, jobs=1)).report
     assert [f"{f.path}:{f.line}:{f.column} {f.rule_id} {f.message}" for f in report.findings
             if f.rule_id.startswith("HP11")] == [
-        "a.cu:2:72 HP1107 lane arithmetic: % 32 rewritten to % warpSize (--fix)",
+        "a.cu:2:65 HP1107 lane arithmetic: % 32 rewritten to % warpSize (--fix)",
         "lanes.cuh:2:46 HP1107 lane arithmetic: % 32 rewritten to % warpSize (--fix)",
     ]
 

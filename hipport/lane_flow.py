@@ -1,0 +1,871 @@
+"""Where lane and warp numbers go: what ``--fix``'s widening must see before it rewrites a unit.
+
+Widening (:mod:`hipport.warp`) turns a unit's 32-lane warps into wavefront-wide ones: lane
+numbers become ``threadIdx.x % warpSize`` (0-63 on gfx9), warp numbers ``threadIdx.x / warpSize``
+(half as many on gfx9) and shuffle loops start at ``warpSize / 2``. That is right only while every
+lane and warp number is used in a way whose meaning follows the width. A literal beside one
+(``31 - lane``, ``lane < 16``), a global array indexed by warp numbers (``out[threadIdx.x / 32]``:
+the host reads as many entries as CUDA has warps), a strided loop starting at the lane, or a
+shuffle whose offset or segment is a literal keeps the 32-lane meaning: widening the rest of the
+unit leaves code that is silently wrong on a 64-wide wavefront.
+
+This module is a whitelist: :func:`unsafe_uses` follows each lane or warp number of a function
+(a local initialised with one, an inline ``threadIdx.x % 32``/``& 31``/``/ 32``/``>> 5`` or the
+same with ``warpSize``, a call named like ``lane_id()``/``warp_id()``, a loop variable bounded by
+the warp count) up its expression and accepts only the uses that mean the same at widths 32 and
+64 once widened:
+
+* a test against 0 or 1, or a comparison with another lane or warp number, a warp count
+  (``blockDim.x / 32``, rounded or not) or a shuffle loop's offset variable; ``&&``, ``||``, ``!``
+  and conditions (the lane is or is not the first, the warp is before another);
+* ``1 << lane`` (a lane mask; :class:`hipport.warp._MaskFunction` widens it);
+* ``lane % k`` and ``lane & (k - 1)`` for k = 2, 4, 8, 16 (the same value at any width);
+* the source lane of ``__shfl_sync``, also as ``lane ^ k`` with k < 32 (the same source thread at
+  any width);
+* ``warp * warpSize`` and ``warp * warpSize + lane`` (the thread's index again);
+* an index of a ``__shared__`` array: warp numbers always (a wavefront-wide block has fewer
+  warps), lane numbers when the array has a slot per lane of the widest wavefront (32 slots,
+  which --fix resizes to ``HIPPORT_WAVEFRONT_MAX``, a size written with ``warpSize`` or a
+  warp-size constant, or at least 64);
+* a local initialised with it (whose own uses are then followed), a ``return`` from a function
+  named like ``lane_id``/``warp_id``, and the ``++``/``--`` of a loop variable.
+
+Any other use (an index of global memory, arithmetic with a literal, an argument of another
+function, an assignment) is *unsafe*. So is a shuffle whose lane, offset or width is a literal
+that does not keep its meaning (``__shfl_sync(m, v, 31)``, ``__shfl_down_sync(m, v, 8)`` without a
+width under 32, a width of 32). ``hipport.warp`` makes each unsafe use an item with no fix: the
+unit is then not widened but runs as 32-lane logical warps (:mod:`hipport.warp32`, HP1116), which
+keeps every 32-wide assumption true, or is left as written with its findings.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterator
+
+import tree_sitter
+
+if TYPE_CHECKING:
+    from .warp import _Scan
+
+#: Shuffles: name -> (index of the lane/offset argument, index of the optional width argument).
+_SHUFFLE_ARGUMENTS = {
+    "__shfl_sync": (2, 3), "__shfl_up_sync": (2, 3), "__shfl_down_sync": (2, 3), "__shfl_xor_sync": (2, 3),
+    "__shfl": (1, 2), "__shfl_up": (1, 2), "__shfl_down": (1, 2), "__shfl_xor": (1, 2),
+}
+_SOURCE_LANE_SHUFFLES = frozenset({"__shfl_sync", "__shfl"})
+_XOR_SHUFFLES = frozenset({"__shfl_xor_sync", "__shfl_xor"})
+_COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">="})
+_SMALL_MODULI = frozenset({2, 4, 8, 16})
+_TRANSPARENT = frozenset({"parenthesized_expression", "cast_expression"})
+_LANE_CALL = re.compile(r"^(__lane_id|\w*lane_?id\w*|\w*[Ll]ane[Ii]d\w*)$")
+_WARP_CALL = re.compile(r"^(\w*warp_?id\w*|\w*[Ww]arp[Ii]d\w*)$")
+_SHARED_DECLARATION = re.compile(rb"__shared__")
+
+
+def _literal(text: str) -> int | None:
+    """The value of an integer literal (``31``, ``0x1f``, ``16u``), else None."""
+    text = text.strip().rstrip("uUlL")
+    try:
+        return int(text, 0)
+    except ValueError:
+        return None
+
+
+def _strip(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    while node is not None and node.type in _TRANSPARENT:
+        inner = node.child_by_field_name("value") if node.type == "cast_expression" else (
+            node.named_children[0] if node.named_child_count == 1 else None)
+        if inner is None:
+            break
+        node = inner
+    return node
+
+
+class _Flow:
+    """The lane and warp numbers of one function and the checks of their uses."""
+
+    def __init__(self, scan: "_Scan", function: tree_sitter.Node):
+        self.scan, self.function = scan, function
+        self.scope = scan.locals_of(function)
+        self.shared = self._shared_arrays()
+
+    def text(self, node) -> str:
+        return self.scan.text(node)
+
+    def kind(self, node: tree_sitter.Node | None) -> str | None:
+        """'lane' or 'warp' for an expression holding a lane or warp number, else None."""
+        node = _strip(node)
+        if node is None:
+            return None
+        if node.type == "call_expression":
+            name = self.text(node.child_by_field_name("function")).strip()
+            return "lane" if _LANE_CALL.match(name) else "warp" if _WARP_CALL.match(name) else None
+        if node.type in ("identifier", "binary_expression"):
+            return self.scan.index_kind(node)
+        return None
+
+    def _shared_arrays(self) -> dict[str, str]:
+        """``__shared__`` arrays the function sees (its own, the file's): name -> size text
+        (``""`` for ``extern __shared__ T s[]``; ``"2d"`` for more than one dimension)."""
+        found: dict[str, str] = {}
+        source = self.scan.ctx.source
+        if b"__shared__" not in source:
+            return found
+        for match in _SHARED_DECLARATION.finditer(source):
+            node = self.scan.ctx.node_at(match.start(), match.end())
+            declaration = node
+            while declaration is not None and declaration.type not in ("declaration", "field_declaration"):
+                declaration = declaration.parent
+            if declaration is None:
+                continue
+            function = self.scan.function_of(declaration)
+            if function is not None and function.start_byte != self.function.start_byte:
+                continue
+            for declarator in declaration.children_by_field_name("declarator"):
+                if declarator.type == "init_declarator":
+                    declarator = declarator.child_by_field_name("declarator")
+                if declarator is None or declarator.type != "array_declarator":
+                    continue
+                inner = declarator.child_by_field_name("declarator")
+                size = declarator.child_by_field_name("size")
+                if inner is not None and inner.type == "array_declarator":
+                    while inner is not None and inner.type == "array_declarator":
+                        inner = inner.child_by_field_name("declarator")
+                    if inner is not None:
+                        found[self.text(inner)] = "2d"
+                    continue
+                if inner is not None and inner.type == "identifier":
+                    found[self.text(inner)] = " ".join(self.text(size).split()) if size is not None else ""
+        return found
+
+    def lane_slots(self, size: str) -> bool:
+        """A ``__shared__`` array of ``size`` slots has one for every lane of the widest wavefront
+        once --fix has run: 32 (resized to HIPPORT_WAVEFRONT_MAX), a size written with
+        ``warpSize`` or a warp-size constant of the file, or a literal of at least 64."""
+        if size == "32" or "HIPPORT_WAVEFRONT_MAX" in size:
+            return True
+        if re.search(r"(?<![A-Za-z0-9_])warpSize(?![A-Za-z0-9_])", size) and "/" not in size:
+            return True
+        if any(re.search(r"(?<![A-Za-z0-9_])" + re.escape(name) + r"(?![A-Za-z0-9_])", size) for name in self.scan.constants) \
+                and "/" not in size:
+            return True
+        value = _literal(size)
+        return value is not None and value >= 64
+
+    def offset_variable(self, node: tree_sitter.Node | None) -> bool:
+        """``node`` names the variable of an enclosing ``for`` loop whose body shuffles (a
+        reduction or scan offset)."""
+        node = _strip(node)
+        if node is None or node.type != "identifier":
+            return False
+        name = self.text(node)
+        loop = node.parent
+        while loop is not None and loop.start_byte >= self.function.start_byte:
+            if loop.type == "for_statement":
+                variable, _ = self.scan.loop_start(loop.child_by_field_name("initializer"))
+                body = loop.child_by_field_name("body")
+                if variable == name and body is not None and b"__shfl" in self.scan.ctx.text(body):
+                    return True
+            loop = loop.parent
+        return False
+
+    def is_thread_offset(self, node: tree_sitter.Node | None) -> bool:
+        """``warp * warpSize`` (either order): the index of the warp's first thread."""
+        node = _strip(node)
+        if node is None or node.type != "binary_expression" or self.text(node.child_by_field_name("operator")) != "*":
+            return False
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        return (self.kind(left) == "warp" and self.scan.is_width(right, "32") and self.text(_strip(right)) != "32") or (
+            self.kind(right) == "warp" and self.scan.is_width(left, "32") and self.text(_strip(left)) != "32")
+
+    def comparable(self, other: tree_sitter.Node | None) -> bool:
+        """What a lane or warp number may be compared with and keep its meaning when widened."""
+        other = _strip(other)
+        if other is None:
+            return False
+        value = _literal(self.text(other)) if other.type == "number_literal" else None
+        if value is not None:
+            return value in (0, 1)
+        return (self.kind(other) is not None or self.scan.is_warp_count(other) or self.offset_variable(other)
+                or self._rounded_warp_count(other))
+
+    def _rounded_warp_count(self, node: tree_sitter.Node) -> bool:
+        """``(blockDim.x + warpSize - 1) / warpSize``, what --fix writes for the warp count."""
+        text = "".join(self.text(node).split())
+        return bool(re.fullmatch(r"\(?\(blockDim\.[xyz]\+warpSize-1\)/warpSize\)?", text))
+
+    # -- the walk ---------------------------------------------------------------------------------
+    def unsafe(self, node: tree_sitter.Node, kind: str) -> str | None:
+        """Why the lane or warp number ``node`` is used in a way widening changes, or None."""
+        child = node
+        while True:
+            parent = child.parent
+            if parent is None:
+                return "it leaves the function"
+            kind_of = parent.type
+            if kind_of in _TRANSPARENT:
+                child = parent
+                continue
+            if kind_of == "init_declarator" and parent.child_by_field_name("value") == child:
+                target = parent.child_by_field_name("declarator")
+                declaration = parent.parent
+                if target is None or target.type != "identifier" or declaration is None or \
+                        declaration.type not in ("declaration", "condition_clause", "for_statement"):
+                    return "it initialises something other than a local variable"
+                name = self.text(target)
+                if name in self.scope.twice:
+                    return f"it initialises {name}, declared more than once in the function"
+                if b"__shared__" in self.scan.ctx.text(declaration) or b"static" in self.scan.ctx.text(declaration).split(b"=")[0]:
+                    return f"it initialises {name}, which is not a plain local"
+                if self.kind(target) is None:
+                    return f"it initialises {name}, whose uses --fix cannot follow"
+                return None  # the local's own uses are checked where they are
+            if kind_of == "binary_expression":
+                operator = self.text(parent.child_by_field_name("operator"))
+                left, right = parent.child_by_field_name("left"), parent.child_by_field_name("right")
+                other = right if left == child else left
+                if operator in ("&&", "||"):
+                    return "its value is tested as a condition"
+                if operator in _COMPARISONS:
+                    value = _literal(self.text(_strip(other))) if _strip(other) is not None and \
+                        _strip(other).type == "number_literal" else None
+                    if value == 0 and operator == "==" and kind == "lane":
+                        return None if self._if_condition(parent) else \
+                            "its test against 0 is used as a value, not as the condition of an if"
+                    if value is not None:
+                        return "it is compared with a literal whose meaning is 32 lanes"
+                    return None if self.comparable(other) else "it is compared with a value whose meaning is 32 lanes"
+                if operator == "<<" and child == right and _literal(self.text(_strip(left))) == 1:
+                    return None  # a lane mask: hipport.warp widens 1u << lane
+                value = _literal(self.text(_strip(other))) if _strip(other) is not None and \
+                    _strip(other).type == "number_literal" else None
+                if operator == "%" and child == left and value in _SMALL_MODULI:
+                    return None
+                if operator == "&" and value is not None and value + 1 in _SMALL_MODULI:
+                    return None
+                if operator == "^" and kind == "lane" and value is not None and 0 <= value < 32 and self._source_lane(parent):
+                    return None
+                if operator == "*" and kind == "warp" and self.is_thread_offset(parent):
+                    child = parent
+                    kind = "thread"
+                    continue
+                if operator == "+" and (kind == "thread" and self.kind(other) == "lane"
+                                        or kind == "lane" and self.is_thread_offset(other)):
+                    return None  # warp * warpSize + lane: the thread's index
+                return "it is combined with a value whose meaning is 32 lanes"
+            if kind_of == "unary_expression":
+                if self.text(parent.child_by_field_name("operator")) == "!" and kind == "lane":
+                    return None if self._if_condition(parent) else "its test against 0 is used as a value"
+                return "it is negated or complemented"
+            if kind_of == "update_expression":
+                return None if self._loop_update(parent) else "it is incremented outside a loop's update"
+            if kind_of == "argument_list":
+                return self._argument(parent, child, kind)
+            if kind_of == "subscript_argument_list" or kind_of == "subscript_expression":
+                subscript = parent if kind_of == "subscript_expression" else parent.parent
+                return self._index(subscript, child, kind)
+            if kind_of in ("condition_clause", "if_statement", "while_statement", "do_statement"):
+                return "its value is tested as a condition"
+            if kind_of == "for_statement" and parent.child_by_field_name("condition") == child:
+                return None
+            if kind_of == "conditional_expression" and parent.child_by_field_name("condition") == child:
+                return "its value is tested as a condition"
+            if kind_of == "return_statement":
+                name = self.scan.function_name(self.function).split("::")[-1]
+                expected = _LANE_CALL if kind == "lane" else _WARP_CALL
+                return None if expected.match(name) else "it is returned from a function not named as a lane or warp number"
+            if kind_of == "assignment_expression":
+                return "it is assigned, and --fix follows only initialised locals"
+            return "it is used where --fix cannot follow its meaning"
+
+    def _if_condition(self, node: tree_sitter.Node) -> bool:
+        """``node`` is the condition of an ``if``, alone or as a term of ``&&`` (through
+        parentheses): the test picks the threads that run the branch."""
+        while node.parent is not None:
+            parent = node.parent
+            if parent.type in _TRANSPARENT or (parent.type == "binary_expression" and self.text(
+                    parent.child_by_field_name("operator")) == "&&"):
+                node = parent
+                continue
+            if parent.type == "condition_clause":
+                return parent.parent is not None and parent.parent.type == "if_statement"
+            return False
+        return False
+
+    def _source_lane(self, node: tree_sitter.Node) -> bool:
+        """``node`` (through parentheses and casts) is the source-lane argument of ``__shfl_sync``."""
+        while node.parent is not None and node.parent.type in _TRANSPARENT:
+            node = node.parent
+        arguments = node.parent
+        if arguments is None or arguments.type != "argument_list" or arguments.parent is None:
+            return False
+        name = self.text(arguments.parent.child_by_field_name("function")).strip()
+        named = [c for c in arguments.named_children if c.type != "comment"]
+        return name in _SOURCE_LANE_SHUFFLES and len(named) > _SHUFFLE_ARGUMENTS[name][0] and \
+            named[_SHUFFLE_ARGUMENTS[name][0]] == node
+
+    def _loop_update(self, update: tree_sitter.Node) -> bool:
+        parent = update.parent
+        return parent is not None and parent.type == "for_statement" and parent.child_by_field_name("update") == update
+
+    def _argument(self, arguments: tree_sitter.Node, child: tree_sitter.Node, kind: str) -> str | None:
+        call = arguments.parent
+        name = self.text(call.child_by_field_name("function")).strip() if call is not None else ""
+        if name in _SOURCE_LANE_SHUFFLES and kind == "lane" and self._source_lane(child):
+            return None  # the thread's own lane: the same source at any width
+        return f"it is passed to {name or 'a call'}"
+
+    def _index(self, subscript: tree_sitter.Node | None, child: tree_sitter.Node, kind: str) -> str | None:
+        if subscript is None:
+            return "it indexes an array"
+        array = _strip(subscript.child_by_field_name("argument"))
+        name = self.text(array) if array is not None and array.type == "identifier" else ""
+        if child == subscript.child_by_field_name("argument"):
+            return "it is subscripted"
+        size = self.shared.get(name)
+        if size is None:
+            return f"it indexes {name or 'an array'}, which is not a __shared__ array of the block"
+        if size == "2d":
+            return f"it indexes the two-dimensional __shared__ array {name}"
+        if kind == "warp":
+            return None  # a wavefront-wide block has no more warps than a 32-lane one
+        if self.lane_slots(size):
+            return None
+        return f"it indexes the __shared__ array {name}[{size}], which has no slot for every lane of a 64-wide wavefront"
+
+
+def _candidates(flow: _Flow) -> Iterator[tuple[tree_sitter.Node, str]]:
+    """Every lane or warp number of the function: (node, 'lane' | 'warp'), outermost first."""
+    scan, function = flow.scan, flow.function
+    named: dict[str, str | None] = {}
+    loop_variables = set()
+    for node in _walk(function):
+        if node.type == "for_statement":
+            variable, _ = scan.loop_start(node.child_by_field_name("initializer"))
+            if variable:
+                loop_variables.add(variable)
+    stack = [function]
+    while stack:
+        node = stack.pop()
+        kind = None
+        if node.type == "identifier":
+            parent = node.parent
+            if parent is not None and parent.type in ("init_declarator", "parameter_declaration", "declaration",
+                                                       "array_declarator", "pointer_declarator",
+                                                       "reference_declarator") and \
+                    parent.child_by_field_name("declarator") == node:
+                continue
+            if parent is not None and parent.type == "call_expression" and parent.child_by_field_name("function") == node:
+                continue
+            name = scan.text(node)
+            if name in flow.scope.declared or name in loop_variables:
+                if name not in named or name in loop_variables:
+                    named[name] = flow.kind(node)
+                kind = named[name]
+        elif node.type in ("binary_expression", "call_expression"):
+            kind = flow.kind(node)
+        if kind is not None:
+            yield node, kind
+            continue  # its parts are not numbers of their own
+        stack.extend(reversed(node.children))
+
+
+def _walk(node: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
+
+
+def _shuffle_literals(flow: _Flow) -> Iterator[tuple[tree_sitter.Node, str]]:
+    """Shuffles of the function whose lane, offset or width is a literal that keeps a 32-lane
+    meaning once the unit is widened."""
+    scan = flow.scan
+    for node in _walk(flow.function):
+        if node.type != "call_expression":
+            continue
+        name = scan.text(node.child_by_field_name("function")).strip()
+        if name not in _SHUFFLE_ARGUMENTS:
+            continue
+        arguments = node.child_by_field_name("arguments")
+        named = [c for c in arguments.named_children if c.type != "comment"] if arguments is not None else []
+        lane_index, width_index = _SHUFFLE_ARGUMENTS[name]
+        width_node = _strip(named[width_index]) if len(named) > width_index else None
+        width = _literal(scan.text(width_node)) if width_node is not None and width_node.type == "number_literal" else None
+        if width is not None and width >= 32:
+            yield width_node, f"its width {width} is a 32-lane segment"
+            continue
+        if len(named) <= lane_index:
+            continue
+        lane = _strip(named[lane_index])
+        value = _literal(scan.text(lane)) if lane is not None and lane.type == "number_literal" else None
+        if value is None:
+            continue
+        if name in _SOURCE_LANE_SHUFFLES:
+            if value != 0 and width is None:
+                yield lane, f"it reads lane {value} of the warp"
+        elif name in _XOR_SHUFFLES:
+            if value >= 32:
+                yield lane, f"its lane mask {value} reaches past 32 lanes"
+        elif width is None and value != 16:  # 16: an item of its own (hipport.warp, HP1104)
+            yield lane, f"its literal offset {value} ends at the 32nd lane (no width under 32 is given)"
+
+
+def unsafe_uses(scan: "_Scan", function: tree_sitter.Node) -> list[tuple[tree_sitter.Node, str]]:
+    """The uses of lane and warp numbers in ``function`` that widening would make wrong on a
+    64-wide wavefront (see the module docstring), each as (node, reason with its line); the
+    shuffles whose literal lane, offset or width keeps a 32-lane meaning too.
+
+    Args:
+        scan: the file's :class:`hipport.warp._Scan` (its lane and warp recognisers).
+        function: a ``function_definition`` node of that file.
+    """
+    flow = _Flow(scan, function)
+    found = []
+    for node, kind in _candidates(flow):
+        reason = flow.unsafe(node, kind)
+        if reason is not None:
+            statement = node
+            while statement.parent is not None and statement.type not in (
+                    "expression_statement", "declaration", "return_statement", "if_statement", "for_statement",
+                    "while_statement"):
+                statement = statement.parent
+            shown = " ".join(scan.text(statement).split())
+            shown = shown if len(shown) <= 80 else shown[:77] + "..."
+            found.append((node, f"the {kind} number `{' '.join(scan.text(node).split())}` in `{shown}` "
+                                f"(line {node.start_point[0] + 1}) keeps a 32-lane meaning: {reason}"))
+    for node, reason in _shuffle_literals(flow):
+        call = node.parent
+        while call is not None and call.type != "call_expression":
+            call = call.parent
+        shown = " ".join(scan.text(call).split()) if call is not None else scan.text(node)
+        found.append((node, f"the shuffle `{shown[:80]}` (line {node.start_point[0] + 1}) keeps a 32-lane meaning: "
+                            f"{reason}"))
+    return found
+
+
+# -- warp-collective results ---------------------------------------------------------------------
+#: Calls whose result in each lane depends on the other lanes of the warp, so on its width.
+COLLECTIVE_CALLS = frozenset({
+    *_SHUFFLE_ARGUMENTS, "__ballot_sync", "__ballot", "__any_sync", "__any", "__all_sync", "__all", "__activemask",
+    "__match_any_sync", "__match_all_sync", "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync",
+    "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync",
+})
+#: Calls whose result depends only on their arguments (a collective argument gives a collective result).
+_PURE_CALLS = frozenset({
+    "__popc", "__popcll", "__ffs", "__ffsll", "__clz", "__clzll", "__brev", "__brevll", "min", "max", "fminf",
+    "fmaxf", "fmin", "fmax", "abs", "fabsf", "fabs", "__float_as_int", "__int_as_float", "__float_as_uint",
+    "__uint_as_float", "__popcount", "sqrtf", "sqrt",
+})
+#: Atomics whose combined result does not depend on how many warps take part in it.
+_COMBINING_ATOMICS = frozenset({"atomicAdd", "atomicMax", "atomicMin", "atomicOr", "atomicAnd", "atomicXor"})
+_COLLECTIVE_WORDS = re.compile(rb"__shfl|__ballot|__any|__all|__activemask|__match_|__reduce_")
+
+
+def _call_name(scan: "_Scan", call: tree_sitter.Node) -> str:
+    function = call.child_by_field_name("function")
+    if function is not None and function.type == "template_function":
+        function = function.child_by_field_name("name")
+    return scan.text(function).split("::")[-1].strip() if function is not None else ""
+
+
+def collective_functions(scan: "_Scan") -> frozenset[str]:
+    """The functions of the file that return a warp-collective result (``warp_reduce`` returning
+    a shuffle's), found to a fixed point; cached on ``scan``."""
+    cached = getattr(scan, "_collective_functions", None)
+    if cached is not None:
+        return cached
+    definitions = [node for node in _walk(scan.ctx.root) if node.type == "function_definition"] \
+        if _COLLECTIVE_WORDS.search(scan.ctx.source) else []
+    found: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for function in definitions:
+            name = scan.function_name(function).split("::")[-1]
+            if name in found:
+                continue
+            flow = _Flow(scan, function)
+            held = _collective_locals(flow, frozenset(found))
+            for node in _walk(function):
+                if node.type == "return_statement" and any(
+                        _is_source(flow, part, held, frozenset(found)) for part in _walk(node)):
+                    found.add(name)
+                    changed = True
+                    break
+    scan._collective_functions = frozenset(found)
+    return scan._collective_functions
+
+
+def _is_source(flow: _Flow, node: tree_sitter.Node, held: set[str], functions: frozenset[str]) -> bool:
+    """``node`` is a warp-collective value of its own: a collective call, a call of a function
+    returning one, or a read of a local holding one."""
+    if node.type == "call_expression":
+        name = _call_name(flow.scan, node)
+        return name in COLLECTIVE_CALLS or name in functions
+    if node.type == "identifier" and flow.text(node) in held:
+        parent = node.parent
+        if parent is not None and parent.type == "assignment_expression" and parent.child_by_field_name("left") == node:
+            return False
+        if parent is not None and parent.type in ("init_declarator", "parameter_declaration", "declaration") and \
+                parent.child_by_field_name("declarator") == node:
+            return False
+        return True
+    return False
+
+
+def _collective_locals(flow: _Flow, functions: frozenset[str]) -> set[str]:
+    """The locals (and parameters) of the function that hold a warp-collective value somewhere:
+    written from a collective call, a function returning one, or another such local."""
+    writes: list[tuple[str, tree_sitter.Node]] = []
+    for node in _walk(flow.function):
+        if node.type == "init_declarator":
+            target, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
+        elif node.type == "assignment_expression":
+            target, value = node.child_by_field_name("left"), node.child_by_field_name("right")
+        else:
+            continue
+        if target is not None and value is not None and target.type == "identifier" and \
+                flow.text(target) in flow.scope.declared:
+            writes.append((flow.text(target), value))
+    held: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, value in writes:
+            if name not in held and any(_is_source(flow, part, held, functions) for part in _walk(value)):
+                held.add(name)
+                changed = True
+    return held
+
+
+class _Collective:
+    """Where the warp-collective values of one function go (:func:`unsafe_collective_uses`)."""
+
+    def __init__(self, flow: _Flow):
+        self.flow, self.scan = flow, flow.scan
+        self.functions = collective_functions(flow.scan)
+        self.held = _collective_locals(flow, self.functions)
+        self.slots: set[str] = set()  # __shared__ arrays holding one result per warp
+        self._votes: set[str] = set()
+        self.aggregates = self._aggregates()
+        self._votes = {name for name in self.aggregates if self._forms.get(name) == {"vote"}}
+        if self._votes:  # a local counting a ballot local (``c = __ballot_sync(..); v = __popc(c)``)
+            self.aggregates = self._aggregates()
+
+    # -- whole-warp results ------------------------------------------------------------------------
+    def _full_loop(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        """The enclosing ``for`` loop of ``node`` when it halves an offset from 16 (or
+        ``warpSize / 2``, or a warp-size constant over 2) down to 1: a whole-warp reduction."""
+        loop = node.parent
+        while loop is not None and loop.type != "for_statement":
+            loop = loop.parent
+        if loop is None:
+            return None
+        variable, start = self.scan.loop_start(loop.child_by_field_name("initializer"))
+        start_text = "".join(self.text(start).split()) if start is not None else ""
+        widths = ["warpSize", *self.scan.constants]
+        if start_text != "16" and start_text not in [f"{w}/2" for w in widths] + [f"({w})/2" for w in widths]:
+            return None
+        if not self.scan.halves(variable, _strip(loop.child_by_field_name("condition")), loop.child_by_field_name("update")):
+            return None
+        return loop
+
+    def _write_form(self, target: str, value: tree_sitter.Node, write: tree_sitter.Node) -> str:
+        """How a write of a collective value to the local ``target`` makes it: 'loop' (a step of
+        a whole-warp shuffle reduction of ``target`` itself), 'vote' (a ballot, its population
+        count, an any/all), 'call' (a function returning a whole-warp result, of per-thread
+        arguments) or 'partial' (anything else: a scan, a segment, a permutation)."""
+        stripped = _strip(value)
+        loop = self._full_loop(write)
+        if loop is not None:
+            variable, _ = self.scan.loop_start(loop.child_by_field_name("initializer"))
+            shuffles = [n for n in _walk(value) if n.type == "call_expression" and _call_name(self.scan, n) in _SHUFFLE_ARGUMENTS]
+            if shuffles and all(self._shuffles_self(call, target, variable) for call in shuffles):
+                return "loop"
+        if stripped is not None and stripped.type == "call_expression":
+            name = _call_name(self.scan, stripped)
+            if name in ("__popc", "__popcll"):
+                inner = _strip(stripped.child_by_field_name("arguments").named_children[0]) \
+                    if stripped.child_by_field_name("arguments").named_children else None
+                if inner is not None and inner.type == "call_expression" and _call_name(self.scan, inner) in (
+                        "__ballot_sync", "__ballot"):
+                    return "vote"
+                if inner is not None and inner.type == "identifier" and self.text(inner) in self._votes:
+                    return "vote"  # the population count of a ballot held in a local
+            if name in ("__any_sync", "__all_sync", "__any", "__all", "__ballot_sync", "__ballot"):
+                return "vote"
+            if name in self.whole_functions() and not any(
+                    _is_source(self.flow, part, self.held, self.functions)
+                    for part in _walk(stripped.child_by_field_name("arguments"))):
+                return "call"
+        return "partial"
+
+    def _shuffles_self(self, call: tree_sitter.Node, target: str, variable: str) -> bool:
+        """``call`` shuffles ``target`` by the loop's offset ``variable`` across the whole warp."""
+        name = _call_name(self.scan, call)
+        arguments = [c for c in call.child_by_field_name("arguments").named_children if c.type != "comment"]
+        lane_index, width_index = _SHUFFLE_ARGUMENTS[name]
+        return (name not in _SOURCE_LANE_SHUFFLES and len(arguments) == lane_index + 1
+                and self.text(_strip(arguments[lane_index - 1])) == target
+                and self.text(_strip(arguments[lane_index])) == variable and name not in ("__shfl_up_sync", "__shfl_up"))
+
+    def whole_functions(self) -> frozenset[str]:
+        """The file's functions that return a whole-warp result of their parameters (a
+        ``warp_reduce``), cached on the scan."""
+        cached = getattr(self.scan, "_whole_functions", None)
+        if cached is not None:
+            return cached
+        self.scan._whole_functions = frozenset()  # while computing: no function counts
+        found = set()
+        for function in [n for n in _walk(self.scan.ctx.root) if n.type == "function_definition"]:
+            name = self.scan.function_name(function).split("::")[-1]
+            if name not in self.functions or function.start_byte == self.flow.function.start_byte:
+                continue
+            other = _Collective(_Flow(self.scan, function))
+            returns = [_strip(n.named_children[0]) for n in _walk(function)
+                       if n.type == "return_statement" and n.named_children]
+            if returns and all(r is not None and r.type == "identifier" and self.text(r) in other.aggregates
+                               for r in returns):
+                found.add(name)
+        self.scan._whole_functions = frozenset(found)
+        return self.scan._whole_functions
+
+    def _aggregates(self) -> set[str]:
+        """The collective locals that hold a whole-warp result: every collective write of them is
+        of one form, 'loop', 'vote' or 'call' (:meth:`_write_form`); per-thread writes (its
+        input) may come before."""
+        forms: dict[str, set[str]] = {}
+        for node in _walk(self.flow.function):
+            if node.type == "init_declarator":
+                target, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
+            elif node.type == "assignment_expression":
+                target, value = node.child_by_field_name("left"), node.child_by_field_name("right")
+            else:
+                continue
+            if target is None or value is None or target.type != "identifier" or self.text(target) not in self.held:
+                continue
+            if any(_is_source(self.flow, part, self.held, self.functions) for part in _walk(value)):
+                form = self._write_form(self.text(target), value, node)
+                if form == "loop":  # one reduction: a second one would reduce the results again
+                    form = f"loop@{self._full_loop(node).start_byte}"
+                elif node.type == "assignment_expression" and self.text(node.child_by_field_name("operator")) != "=":
+                    form = "partial"  # accumulates whole-warp results: one per warp at 32, at 64 fewer
+                forms.setdefault(self.text(target), set()).add(form)
+        self._forms = {name: {form.split("@")[0] for form in found} for name, found in forms.items()}
+        return {name for name, found in forms.items() if len(found) == 1 and "partial" not in found}
+
+    def whole(self, value: tree_sitter.Node) -> bool:
+        """Every collective part of ``value`` is a whole-warp result."""
+        for part in _walk(value):
+            if part.type == "identifier" and _is_source(self.flow, part, self.held, self.functions):
+                if self.text(part) not in self.aggregates:
+                    return False
+            elif part.type == "call_expression" and _is_source(self.flow, part, self.held, self.functions):
+                if self._write_form("", part, part) not in ("vote", "call"):
+                    return False
+        return True
+
+    def text(self, node) -> str:
+        return self.flow.text(node)
+
+    def lane_zero_guard(self, node: tree_sitter.Node) -> bool:
+        """``node`` runs only in the first lane of each warp: inside the branch of an ``if``
+        whose condition is (a ``&&`` term) ``lane == 0`` or ``!lane``."""
+        child, parent = node, node.parent
+        while parent is not None and parent.start_byte >= self.flow.function.start_byte:
+            if parent.type == "if_statement" and parent.child_by_field_name("consequence") == child:
+                if self._tests_lane_zero(parent.child_by_field_name("condition")):
+                    return True
+            child, parent = parent, parent.parent
+        return False
+
+    def _tests_lane_zero(self, condition: tree_sitter.Node | None) -> bool:
+        terms = [condition]
+        while terms:
+            term = _strip(terms.pop())
+            if term is None:
+                continue
+            if term.type == "condition_clause":
+                terms.extend(term.named_children)
+                continue
+            if term.type == "binary_expression":
+                operator = self.text(term.child_by_field_name("operator"))
+                left, right = term.child_by_field_name("left"), term.child_by_field_name("right")
+                if operator == "&&":
+                    terms.extend([left, right])
+                elif operator == "==" and (self.flow.kind(left) == "lane" and self.text(_strip(right)) in ("0", "0u")
+                                           or self.flow.kind(right) == "lane" and self.text(_strip(left)) in ("0", "0u")):
+                    return True
+            elif term.type == "unary_expression" and self.text(term.child_by_field_name("operator")) == "!" and \
+                    self.flow.kind(term.child_by_field_name("argument")) == "lane":
+                return True
+        return False
+
+    def unsafe(self, node: tree_sitter.Node) -> str | None:
+        """Why the collective value ``node`` reaches a place whose result depends on the warp's
+        width once widened, or None."""
+        child = node
+        while True:
+            parent = child.parent
+            if parent is None:
+                return "it leaves the function"
+            kind = parent.type
+            if kind in _TRANSPARENT or kind in ("binary_expression", "unary_expression"):
+                child = parent
+                continue
+            if kind == "conditional_expression":
+                if parent.child_by_field_name("condition") == child:
+                    return "the code branches on it"
+                child = parent
+                continue
+            if kind == "update_expression":
+                return None
+            if kind == "argument_list":
+                call = parent.parent
+                name = _call_name(self.scan, call) if call is not None else ""
+                if name in COLLECTIVE_CALLS or name in self.functions:
+                    return None  # the call's result is followed on its own
+                if name in _PURE_CALLS:
+                    child = call
+                    continue
+                named = [c for c in parent.named_children if c.type != "comment"]
+                if name in _COMBINING_ATOMICS and len(named) > 1 and named[1] == child:
+                    if not self.lane_zero_guard(call):
+                        return "it is combined atomically by every lane, not by the first lane of each warp"
+                    return None if self.whole(named[1]) else \
+                        "the first lane of each warp combines a result that is not over the whole warp"
+                return f"it is passed to {name or 'a call'}"
+            if kind == "init_declarator" and parent.child_by_field_name("value") == child:
+                target = parent.child_by_field_name("declarator")
+                return None if target is not None and target.type == "identifier" else "it initialises an array or object"
+            if kind == "assignment_expression" and parent.child_by_field_name("right") == child:
+                left = _strip(parent.child_by_field_name("left"))
+                if left is not None and left.type == "identifier" and self.text(left) in self.flow.scope.declared:
+                    return None
+                if left is not None and left.type == "subscript_expression":
+                    array = _strip(left.child_by_field_name("argument"))
+                    name = self.text(array) if array is not None and array.type == "identifier" else ""
+                    indices = left.child_by_field_name("indices")
+                    index = indices.named_children[0] if indices is not None and indices.named_children else None
+                    if name in self.flow.shared and self.flow.shared[name] != "2d" and \
+                            self.flow.kind(index) == "warp" and self.lane_zero_guard(parent):
+                        self.slots.add(name)
+                        return None if self.whole(child) else \
+                            "the first lane of each warp stores a result that is not over the whole warp"
+                return "it is stored to memory other than a per-warp __shared__ slot written by the warp's first lane"
+            if kind in ("subscript_argument_list", "subscript_expression"):
+                return "it indexes memory"
+            if kind == "return_statement":
+                return None  # the function returns a collective value: its callers are checked
+            if kind == "expression_statement":
+                return None
+            if kind in ("condition_clause", "if_statement", "while_statement", "do_statement", "for_statement",
+                        "switch_statement"):
+                return "the code branches on it"
+            return "it is used where --fix cannot follow it"
+
+    def slot_read(self, node: tree_sitter.Node) -> str | None:
+        """A read of a per-warp slot array is right at both widths only as a fold over every
+        warp: ``for (w = 0; w < <warp count>; ++w) t += s[w];`` into a local."""
+        indices = node.child_by_field_name("indices")
+        index = _strip(indices.named_children[0]) if indices is not None and indices.named_children else None
+        name = self.text(index) if index is not None and index.type == "identifier" else ""
+        loop = node.parent
+        while loop is not None and loop.type != "for_statement":
+            loop = loop.parent
+        variable, start = self.scan.loop_start(loop.child_by_field_name("initializer")) if loop is not None else ("", None)
+        condition = _strip(loop.child_by_field_name("condition")) if loop is not None else None
+        if not (name and variable == name and start is not None and self.text(start) == "0" and condition is not None
+                and condition.type == "binary_expression"
+                and self.text(condition.child_by_field_name("operator")) == "<"
+                and self.text(condition.child_by_field_name("left")).strip() == name
+                and (self.scan.is_warp_count(condition.child_by_field_name("right"))
+                     or self.flow._rounded_warp_count(condition.child_by_field_name("right")))):
+            return "it is read other than by a loop over every warp of the block"
+        child = node
+        while True:
+            parent = child.parent
+            if parent is not None and (parent.type in _TRANSPARENT or parent.type == "binary_expression"
+                                       or parent.type == "argument_list" and _call_name(self.scan, parent.parent) in _PURE_CALLS):
+                child = parent if parent.type != "argument_list" else parent.parent
+                continue
+            if parent is not None and parent.type == "assignment_expression" and parent.child_by_field_name("right") == child:
+                left = _strip(parent.child_by_field_name("left"))
+                if left is not None and left.type == "identifier" and self.text(left) in self.flow.scope.declared:
+                    return None
+            return "it is read other than into a local summing every warp's slot"
+
+
+def unsafe_collective_uses(scan: "_Scan", function: tree_sitter.Node) -> list[tuple[tree_sitter.Node, str]]:
+    """The places in ``function`` where widening would change what the program computes through
+    a warp-collective result (a shuffle's, a vote's, or a function returning one), each as
+    (node, reason with its line).
+
+    A collective result means "over my warp": widened, the warp is a whole wavefront (64 lanes on
+    gfx9), so such a value is right only where the program combines it the same way at any
+    width. Accepted: arithmetic and pure functions of it, locals holding it, further
+    collectives, a ``return`` (the callers are checked), and, in the first lane of each warp
+    (``if (lane == 0)``), a combining atomic (``atomicAdd`` & co.) or a store to a ``__shared__``
+    slot indexed by the warp number whose slots are then read only by a loop over every warp
+    into a local (``for (w = 0; w < blockDim.x / 32; ++w) t += s[w]``). Anything else (a store
+    per thread, an index, a branch on it, a second reduction over the slots) is unsafe; so is a
+    write to memory or a call under an ``if`` on a lane or warp number that does not carry such a
+    result (``if (lane == 0) atomicAdd(count, 1)`` counts the warps).
+    """
+    if not _COLLECTIVE_WORDS.search(scan.ctx.source[function.start_byte:function.end_byte]) and \
+            not collective_functions(scan):
+        return []
+    flow = _Flow(scan, function)
+    collective = _Collective(flow)
+    found: list[tuple[tree_sitter.Node, str]] = []
+
+    def add(node: tree_sitter.Node, what: str, reason: str) -> None:
+        found.append((node, f"{what} (line {node.start_point[0] + 1}) makes the result depend on the warp's width: "
+                            f"{reason}"))
+
+    sources = [node for node in _walk(function) if _is_source(flow, node, collective.held, collective.functions)]
+    for node in sources:
+        reason = collective.unsafe(node)
+        if reason is not None:
+            shown = " ".join(scan.text(node).split())
+            add(node, f"the warp-collective value `{shown[:60]}`", reason)
+    if collective.slots:
+        for node in _walk(function):
+            if node.type != "subscript_expression":
+                continue
+            array = _strip(node.child_by_field_name("argument"))
+            if array is None or array.type != "identifier" or scan.text(array) not in collective.slots:
+                continue
+            parent = node.parent
+            if parent is not None and parent.type == "assignment_expression" and parent.child_by_field_name("left") == node:
+                continue
+            reason = collective.slot_read(node)
+            if reason is not None:
+                add(node, f"the per-warp slot `{' '.join(scan.text(node).split())}`", reason)
+    for node in _walk(function):  # effects chosen by a lane or warp number that carry no collective result
+        if node.type != "if_statement":
+            continue
+        condition = node.child_by_field_name("condition")
+        if condition is None or not any(flow.kind(part) is not None for part in _walk(condition)
+                                        if part.type in ("identifier", "binary_expression", "call_expression")):
+            continue
+        for branch in (node.child_by_field_name("consequence"), node.child_by_field_name("alternative")):
+            for effect in _walk(branch) if branch is not None else ():
+                if effect.type == "assignment_expression":
+                    left = _strip(effect.child_by_field_name("left"))
+                    if left is not None and left.type == "identifier" and scan.text(left) in flow.scope.declared:
+                        continue
+                    value = effect.child_by_field_name("right")
+                elif effect.type == "call_expression" and _call_name(scan, effect) not in _PURE_CALLS | COLLECTIVE_CALLS \
+                        and _call_name(scan, effect) not in collective.functions:
+                    value = effect.child_by_field_name("arguments")
+                else:
+                    continue
+                if value is None or not any(_is_source(flow, part, collective.held, collective.functions)
+                                            for part in _walk(value)):
+                    add(effect, f"`{' '.join(scan.text(effect).split())[:60]}`",
+                        "it runs in the threads an if on a lane or warp number picks, and carries no warp-collective result")
+    return found
