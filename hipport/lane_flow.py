@@ -461,6 +461,8 @@ _PURE_CALLS = frozenset({
 })
 #: Atomics whose combined result does not depend on how many warps take part in it.
 _COMBINING_ATOMICS = frozenset({"atomicAdd", "atomicMax", "atomicMin", "atomicOr", "atomicAnd", "atomicXor"})
+#: Calls whose first argument is a lane mask.
+_MASK_CALLS = frozenset({"__syncwarp", *(name for name in COLLECTIVE_CALLS if name.endswith("_sync"))})
 _COLLECTIVE_WORDS = re.compile(rb"__shfl|__ballot|__any|__all|__activemask|__match_|__reduce_")
 
 
@@ -728,6 +730,9 @@ class _Collective:
                 name = _call_name(self.scan, call) if call is not None else ""
                 if name in COLLECTIVE_CALLS or name in self.functions:
                     return None  # the call's result is followed on its own
+                named = [c for c in parent.named_children if c.type != "comment"]
+                if name in _MASK_CALLS and named and named[0] == child:
+                    return None  # a lane mask (``__syncwarp(__activemask())``): hipport.warp widens masks
                 if name in _PURE_CALLS:
                     child = call
                     continue

@@ -49,7 +49,9 @@ HP1111 naming the file and function that blocked it. The data still flows one wa
 prepass scans each file as this pass would and decides the keys; each file is then ported on
 its own with those decisions (:class:`WarpTree`). A full-mask constant outside functions is a unit of its own
 (widening it is right at both widths). A unit is
-rewritten only when every item in it has a fix; the edits are then applied and each reported as
+rewritten only when every item in it has a fix and widening keeps what it computes (every use of
+a lane or warp number and of a warp-collective result is one :mod:`hipport.lane_flow` accepts;
+each other use is an item with no fix); the edits are then applied and each reported as
 HP1107. Otherwise the unit runs as 32-lane logical warps (:mod:`hipport.warp32`, HP1116 at each
 of its device functions; decided once for a unit joined across files by tree keys carrying warp
 content) where that is shown right; else nothing in the unit is changed, its findings are

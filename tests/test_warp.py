@@ -145,21 +145,24 @@ def test_fixture_fix_output_is_exact(case, tmp_path):
     assert plain == (FIXTURES / case / "findings-port.txt").read_text().splitlines()
 
 
-def test_issue_input_1_ballot_rank_fixed_whole(tmp_path):
-    """The issue's first input: the mask, __popc, 1u << lane and the lane all change together."""
+def test_issue_input_1_ballot_rank_runs_as_logical_warps(tmp_path):
+    """The issue's first input: widening it would be right (the ranks and the per-warp counts
+    combine into the same block offsets), but not shown so by hipport.lane_flow: the rank, a
+    result over the warp, indexes global memory. So --fix runs it whole as 32-lane logical warps
+    (HP1116, which names that use): CUDA's 32-bit ballots, __popc and 1u << lane stay right, on
+    each 32-lane half. count_positive is launched by the same main, and goes with it."""
     text, findings = convert_fixture("ballot_rank", tmp_path, fix=True)
     kernel = text.split("__global__ void compact_positive")[1].split("\n}\n")[0]
-    assert "    int lane = threadIdx.x % warpSize;\n" in kernel
-    assert "    unsigned long long m = __ballot_sync(0xffffffffffffffffULL, x > 0);\n" in kernel
-    assert "    int rank = __popcll(m & ((1ull << lane) - 1));\n" in kernel
-    assert "    if (lane == 0) warp_counts[wid] = __popcll(m);\n" in kernel
-    assert "    __shared__ int warp_counts[32];\n" in kernel  # one slot per warp: 32 is enough at both widths
-    assert "        for (int w = 0; w < (blockDim.x + warpSize - 1) / warpSize; ++w) total += warp_counts[w];\n" in kernel
+    assert "    int lane = threadIdx.x % 32;\n" in kernel
+    assert "    unsigned m = hipport_warp32_ballot_sync(0xffffffffffffffffULL, x > 0);\n" in kernel
+    assert "    int rank = __popc(m & ((1u << lane) - 1));\n" in kernel
     counter = text.split("__global__ void count_positive")[1].split("\n}\n")[0]
-    assert "    unsigned long long b = __ballot_sync(" in counter
-    assert "    int n = __popcll(b);\n" in counter
-    assert "    if (threadIdx.x % warpSize == 0) atomicAdd(total, n);" in counter
-    assert not [f for f in findings if f.split()[1] in ASSUMPTIONS + ("HP1111",)]
+    assert "    unsigned b = hipport_warp32_ballot_sync(" in counter
+    assert [f.split(" --fix ported ")[1].split(" as ")[0] for f in findings if " HP1116 " in f] == [
+        "compact_positive", "count_positive"]
+    assert ("it was not widened because the warp-collective value `rank` (line 25) makes the result depend on the "
+            "warp's width: it indexes memory") in findings[0]
+    assert not [f for f in findings if f.split()[1] in ASSUMPTIONS + ("HP1111", "HP1107")]
 
 
 def test_issue_input_2_block_sum_fixed_whole(tmp_path):
@@ -170,12 +173,19 @@ def test_issue_input_2_block_sum_fixed_whole(tmp_path):
     assert "    __shared__ float s[32];\n" in text
 
 
-def test_warp_size_define_follows_its_neighbours(tmp_path):
-    text, _ = convert_fixture("warp_size_define", tmp_path, fix=True)
-    assert "#define WARP_SIZE warpSize\n#ifndef HIPPORT_WAVEFRONT_MAX\n#define HIPPORT_WAVEFRONT_MAX 64 " in text
-    assert "    __shared__ float partial[HIPPORT_WAVEFRONT_MAX];\n" in text  # indexed by lane numbers too
-    assert "    const int lane = threadIdx.x % warpSize;\n" in text
-    assert "        const int warps = (blockDim.x + WARP_SIZE - 1) / WARP_SIZE;\n" in text
+def test_warp_size_define_and_its_neighbours_run_as_logical_warps(tmp_path):
+    """The WARP_SIZE case: the define and the literal 32 beside it would have to change together,
+    but the second reduction over the per-warp slots (warp 0 reads them by lane number) is not
+    shown right when widened (hipport.lane_flow), so the define stays 32 and the three functions
+    tied by it run as 32-lane logical warps, where its 32 is right."""
+    text, findings = convert_fixture("warp_size_define", tmp_path, fix=True)
+    assert "\n#define WARP_SIZE 32\n" in text
+    assert "    __shared__ float partial[WARP_SIZE];\n" in text
+    assert "    const int lane = threadIdx.x % 32;\n" in text
+    assert "hipport_warp32_shfl_down_sync(0xffffffffffffffffULL, v, o)" in text
+    assert [f.split(" --fix ported ")[1].split(" as ")[0] for f in findings if " HP1116 " in f] == [
+        "warp_reduce", "warp_max", "block_stats"]
+    assert not [f for f in findings if f.split()[1] in ASSUMPTIONS + ("HP1111", "HP1107")]
 
 
 def test_a_function_fix_cannot_widen_runs_as_logical_warps_with_its_callers(tmp_path):
@@ -339,8 +349,9 @@ def test_fix_takes_specifiers_written_as_a_macro_for_device_code(tmp_path):
     (src / "k.cu").write_text(
         "#include \"lanes.h\"\n"
         "#define WARP_SIZE 32\n"
-        "LANE_FN int lane_of(int t) { return t % WARP_SIZE; }\n"
-        "__global__ void k(int* out) { if (lane_of(threadIdx.x) == 0 && threadIdx.x / WARP_SIZE == 0) out[0] = 1; }\n")
+        "LANE_FN int lane_id_of(int t) { return t % WARP_SIZE; }\n"
+        "__global__ void k(const int* in, int* out) { int v = in[threadIdx.x]; for (int o = WARP_SIZE / 2; o > 0; o >>= 1) "
+        "v += __shfl_down_sync(0xffffffffffffffff, v, o); if (lane_id_of(threadIdx.x) == 0) atomicAdd(out, v); }\n")
     out = tmp_path / "out"
     report = convert_tree(src, out, ConvertOptions(fix=True, jobs=1)).report
     assert [f"{f.line}:{f.column} {f.rule_id} {f.message}" for f in report.findings if f.rule_id.startswith("HP11")] == [
@@ -959,7 +970,9 @@ def test_header_warp_size_constant_is_fixed_with_its_uses_in_other_files(tmp_pat
     """tests/fixtures/warp_tree/header_constant: kWarpSize and the helpers built on it live in a
     header, the kernel using them (and kWarpSize, for the number of warps) in a .cu file. The
     tree pass of --fix (hipport.warp.warp_tree) sees every use of the constant and every caller
-    of the helpers: the header and the kernel are rewritten together."""
+    of the helpers: the header and the kernel are rewritten together, here as 32-lane logical
+    warps (the first warp's second reduction over the per-warp slots is not shown right when
+    widened, hipport.lane_flow), so kWarpSize stays 32 in both files."""
     expected = TREE_FIXTURES / "header_constant.expected"
     report = convert_tree(TREE_FIXTURES / "header_constant", tmp_path / "out", ConvertOptions(fix=True)).report
     for rel in ("include/warp_util.cuh", "src/main.hip"):
