@@ -197,8 +197,8 @@ def test_fix_reports_a_file_again_when_a_header_it_shares_a_warp_size_with_chang
     src, out = tmp_path / "src", tmp_path / "out"
     src.mkdir()
     (src / "warp.cuh").write_text("#pragma once\n#define WARP_SIZE 32\n")
-    (src / "k.cu").write_text('#include "warp.cuh"\n__global__ void k(int* out) '
-                              "{ out[threadIdx.x / WARP_SIZE] = threadIdx.x % WARP_SIZE; }\n")
+    (src / "k.cu").write_text('#include "warp.cuh"\n__global__ void k(int* out) { if (threadIdx.x % WARP_SIZE == 0) '
+                              "atomicAdd(out, __popc(__ballot_sync(0xffffffff, out[threadIdx.x + 1] > 0))); }\n")
     fix = ConvertOptions(jobs=1, fix=True)
     convert_tree(src, out, fix)
     assert (out / "warp.cuh").read_text() == "#pragma once\n#define WARP_SIZE warpSize\n"
@@ -209,7 +209,8 @@ def test_fix_reports_a_file_again_when_a_header_it_shares_a_warp_size_with_chang
     analysed.clear()
     result = convert_tree(src, out, fix)
     assert analysed == ["k.cu", "warp.cuh"]  # k.cu did not change, its port did
-    assert [(f.path, f.line, f.rule_id) for f in result.report.findings if f.path == "k.cu"] == [("k.cu", 2, "HP1116")]
+    assert [(f.path, f.line, f.rule_id) for f in result.report.findings if f.path == "k.cu"] == [
+        ("k.cu", 2, "HP1116"), ("k.cu", 2, "HP1101")]
     assert _outputs(out) == _clean(src, out, fix)
     analysed.clear()
     assert convert_tree(src, out, fix).reuse.ported == [] and analysed == []
