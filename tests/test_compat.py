@@ -262,9 +262,9 @@ FIX = FIXTURES / "compat" / "fix.cu"
 #: the CUdeviceptr offset (hipDeviceptr_t) left as written.
 EXPECTED_FIXED = FIX.read_text().replace(
     "    register int lane = threadIdx.x % 32;\n    unsigned mask = __ballot_sync(0xffffffff, in[threadIdx.x] > 0);\n"
-    "    if (lane == 0) out[blockIdx.x] = __popc(mask);\n",
+    "    if (lane == 0) atomicAdd(&out[blockIdx.x], __popc(mask));\n",
     "    int lane = threadIdx.x % warpSize;\n    unsigned long long mask = __ballot_sync(0xffffffff, in[threadIdx.x] > 0);\n"
-    "    if (lane == 0) out[blockIdx.x] = __popcll(mask);\n")
+    "    if (lane == 0) atomicAdd(&out[blockIdx.x], __popcll(mask));\n")
 
 
 def test_fix_applies_the_edits_that_stay_cuda_and_refuses_the_others(toolchain, tmp_path):
@@ -284,7 +284,7 @@ def test_fix_applies_the_edits_that_stay_cuda_and_refuses_the_others(toolchain, 
         "8:14 HP1107 info the mask mask: unsigned rewritten to unsigned long long (--fix)",
         "8:35 HP1401 error __ballot_sync: the port widens the mask to 0xffffffffffffffffULL; HIP 6.4 refuses a 32-bit mask "
         "at compile time; in a --compat tree the CUDA source keeps it as written, which no name mapping can change",
-        "9:38 HP1107 info the count of a lane mask: __popc rewritten to __popcll (--fix)",
+        "9:48 HP1107 info the count of a lane mask: __popc rewritten to __popcll (--fix)",
         "10:5 HP1108 warning __syncwarp: HIP has __syncwarp only from HIP 7.0 (ROCm 7)",
         "10:5 HP1401 error __syncwarp(): convert --fix rewrites it (HP1115) to code that needs __builtin_amdgcn_fence, which "
         "CUDA lacks; in a --compat tree the CUDA source keeps it as written, which no name mapping can change",
