@@ -15,9 +15,10 @@ same with ``warpSize``, a call named like ``lane_id()``/``warp_id()``, a loop va
 the warp count) up its expression and accepts only the uses that mean the same at widths 32 and
 64 once widened:
 
-* a test against 0 or 1, or a comparison with another lane or warp number, a warp count
-  (``blockDim.x / 32``, rounded or not) or a shuffle loop's offset variable; ``&&``, ``||``, ``!``
-  and conditions (the lane is or is not the first, the warp is before another);
+* ``lane == 0`` (or ``!lane``) as the condition of an ``if``, alone or as a ``&&`` term (the
+  branch's effects are then checked by :func:`unsafe_collective_uses`); a comparison with another
+  lane or warp number, a warp count (``blockDim.x / 32``, rounded or not) or a shuffle loop's
+  offset variable;
 * ``1 << lane`` (a lane mask; :class:`hipport.warp._MaskFunction` widens it);
 * ``lane % k`` and ``lane & (k - 1)`` for k = 2, 4, 8, 16 (the same value at any width);
 * the source lane of ``__shfl_sync``, also as ``lane ^ k`` with k < 32 (the same source thread at
@@ -45,6 +46,8 @@ from typing import TYPE_CHECKING, Iterator
 
 import tree_sitter
 
+from . import warp as _warp  # its walker, call-name patterns and definitions query (warp imports this module)
+
 if TYPE_CHECKING:
     from .warp import _Scan
 
@@ -58,9 +61,6 @@ _XOR_SHUFFLES = frozenset({"__shfl_xor_sync", "__shfl_xor"})
 _COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">="})
 _SMALL_MODULI = frozenset({2, 4, 8, 16})
 _TRANSPARENT = frozenset({"parenthesized_expression", "cast_expression"})
-_LANE_CALL = re.compile(r"^(__lane_id|\w*lane_?id\w*|\w*[Ll]ane[Ii]d\w*)$")
-_WARP_CALL = re.compile(r"^(\w*warp_?id\w*|\w*[Ww]arp[Ii]d\w*)$")
-_SHARED_DECLARATION = re.compile(rb"__shared__")
 
 
 def _literal(text: str) -> int | None:
@@ -89,6 +89,7 @@ class _Flow:
         self.scan, self.function = scan, function
         self.scope = scan.locals_of(function)
         self.shared = self._shared_arrays()
+        self.writes: list | None = None  # _local_writes, once
 
     def text(self, node) -> str:
         return self.scan.text(node)
@@ -98,10 +99,7 @@ class _Flow:
         node = _strip(node)
         if node is None:
             return None
-        if node.type == "call_expression":
-            name = self.text(node.child_by_field_name("function")).strip()
-            return "lane" if _LANE_CALL.match(name) else "warp" if _WARP_CALL.match(name) else None
-        if node.type in ("identifier", "binary_expression"):
+        if node.type in ("call_expression", "identifier", "binary_expression"):
             return self.scan.index_kind(node)
         return None
 
@@ -109,34 +107,9 @@ class _Flow:
         """``__shared__`` arrays the function sees (its own, the file's): name -> size text
         (``""`` for ``extern __shared__ T s[]``; ``"2d"`` for more than one dimension)."""
         found: dict[str, str] = {}
-        source = self.scan.ctx.source
-        if b"__shared__" not in source:
-            return found
-        for match in _SHARED_DECLARATION.finditer(source):
-            node = self.scan.ctx.node_at(match.start(), match.end())
-            declaration = node
-            while declaration is not None and declaration.type not in ("declaration", "field_declaration"):
-                declaration = declaration.parent
-            if declaration is None:
-                continue
-            function = self.scan.function_of(declaration)
-            if function is not None and function.start_byte != self.function.start_byte:
-                continue
-            for declarator in declaration.children_by_field_name("declarator"):
-                if declarator.type == "init_declarator":
-                    declarator = declarator.child_by_field_name("declarator")
-                if declarator is None or declarator.type != "array_declarator":
-                    continue
-                inner = declarator.child_by_field_name("declarator")
-                size = declarator.child_by_field_name("size")
-                if inner is not None and inner.type == "array_declarator":
-                    while inner is not None and inner.type == "array_declarator":
-                        inner = inner.child_by_field_name("declarator")
-                    if inner is not None:
-                        found[self.text(inner)] = "2d"
-                    continue
-                if inner is not None and inner.type == "identifier":
-                    found[self.text(inner)] = " ".join(self.text(size).split()) if size is not None else ""
+        for owner, name, size in _file_shared_arrays(self.scan):
+            if owner is None or owner == self.function.start_byte:
+                found[name] = size
         return found
 
     def lane_slots(self, size: str) -> bool:
@@ -182,11 +155,8 @@ class _Flow:
     def comparable(self, other: tree_sitter.Node | None) -> bool:
         """What a lane or warp number may be compared with and keep its meaning when widened."""
         other = _strip(other)
-        if other is None:
-            return False
-        value = _literal(self.text(other)) if other.type == "number_literal" else None
-        if value is not None:
-            return value in (0, 1)
+        if other is None or other.type == "number_literal":
+            return False  # literals: decided by the caller (only ``lane == 0`` in an if)
         return (self.kind(other) is not None or self.scan.is_warp_count(other) or self.offset_variable(other)
                 or self._rounded_warp_count(other))
 
@@ -273,7 +243,7 @@ class _Flow:
                 return "its value is tested as a condition"
             if kind_of == "return_statement":
                 name = self.scan.function_name(self.function).split("::")[-1]
-                expected = _LANE_CALL if kind == "lane" else _WARP_CALL
+                expected = _warp._LANE_CALL if kind == "lane" else _warp._WARP_CALL
                 return None if expected.match(name) else "it is returned from a function not named as a lane or warp number"
             if kind_of == "assignment_expression":
                 return "it is assigned, and --fix follows only initialised locals"
@@ -335,12 +305,45 @@ class _Flow:
         return f"it indexes the __shared__ array {name}[{size}], which has no slot for every lane of a 64-wide wavefront"
 
 
+def _file_shared_arrays(scan: "_Scan") -> list[tuple[int | None, str, str]]:
+    """The file's one-dimensional and two-dimensional ``__shared__`` arrays, once per file (cached
+    on ``scan``): (start byte of the function declaring it, None at file scope; name; size text,
+    ``"2d"`` for more than one dimension)."""
+    cached = getattr(scan, "_shared_arrays", None)
+    if cached is not None:
+        return cached
+    found: list[tuple[int | None, str, str]] = []
+    for match in re.finditer(rb"__shared__", scan.ctx.source):
+        declaration = scan.ctx.node_at(match.start(), match.end())
+        while declaration is not None and declaration.type not in ("declaration", "field_declaration"):
+            declaration = declaration.parent
+        if declaration is None:
+            continue
+        function = scan.function_of(declaration)
+        owner = function.start_byte if function is not None else None
+        for declarator in declaration.children_by_field_name("declarator"):
+            if declarator.type == "init_declarator":
+                declarator = declarator.child_by_field_name("declarator")
+            if declarator is None or declarator.type != "array_declarator":
+                continue
+            inner, size = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("size")
+            if inner is not None and inner.type == "array_declarator":
+                while inner is not None and inner.type == "array_declarator":
+                    inner = inner.child_by_field_name("declarator")
+                if inner is not None:
+                    found.append((owner, scan.text(inner), "2d"))
+            elif inner is not None and inner.type == "identifier":
+                found.append((owner, scan.text(inner), " ".join(scan.text(size).split()) if size is not None else ""))
+    scan._shared_arrays = found
+    return found
+
+
 def _candidates(flow: _Flow) -> Iterator[tuple[tree_sitter.Node, str]]:
     """Every lane or warp number of the function: (node, 'lane' | 'warp'), outermost first."""
     scan, function = flow.scan, flow.function
     named: dict[str, str | None] = {}
     loop_variables = set()
-    for node in _walk(function):
+    for node in _warp._descendants(function):
         if node.type == "for_statement":
             variable, _ = scan.loop_start(node.child_by_field_name("initializer"))
             if variable:
@@ -371,19 +374,11 @@ def _candidates(flow: _Flow) -> Iterator[tuple[tree_sitter.Node, str]]:
         stack.extend(reversed(node.children))
 
 
-def _walk(node: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.children))
-
-
 def _shuffle_literals(flow: _Flow) -> Iterator[tuple[tree_sitter.Node, str]]:
     """Shuffles of the function whose lane, offset or width is a literal that keeps a 32-lane
     meaning once the unit is widened."""
     scan = flow.scan
-    for node in _walk(flow.function):
+    for node in _warp._descendants(flow.function):
         if node.type != "call_expression":
             continue
         name = scan.text(node.child_by_field_name("function")).strip()
@@ -413,7 +408,14 @@ def _shuffle_literals(flow: _Flow) -> Iterator[tuple[tree_sitter.Node, str]]:
             yield lane, f"its literal offset {value} ends at the 32nd lane (no width under 32 is given)"
 
 
-def unsafe_uses(scan: "_Scan", function: tree_sitter.Node) -> list[tuple[tree_sitter.Node, str]]:
+def unsafe(scan: "_Scan", function: tree_sitter.Node) -> list[tuple[tree_sitter.Node, str]]:
+    """Every use in ``function`` that widening would make wrong on a 64-wide wavefront:
+    :func:`unsafe_uses` then :func:`unsafe_collective_uses`, over one view of the function."""
+    flow = _Flow(scan, function)
+    return [*unsafe_uses(scan, function, flow), *unsafe_collective_uses(scan, function, flow)]
+
+
+def unsafe_uses(scan: "_Scan", function: tree_sitter.Node, flow: "_Flow | None" = None) -> list[tuple[tree_sitter.Node, str]]:
     """The uses of lane and warp numbers in ``function`` that widening would make wrong on a
     64-wide wavefront (see the module docstring), each as (node, reason with its line); the
     shuffles whose literal lane, offset or width keeps a 32-lane meaning too.
@@ -421,8 +423,9 @@ def unsafe_uses(scan: "_Scan", function: tree_sitter.Node) -> list[tuple[tree_si
     Args:
         scan: the file's :class:`hipport.warp._Scan` (its lane and warp recognisers).
         function: a ``function_definition`` node of that file.
+        flow: the function's :class:`_Flow`, when the caller has one.
     """
-    flow = _Flow(scan, function)
+    flow = flow or _Flow(scan, function)
     found = []
     for node, kind in _candidates(flow):
         reason = flow.unsafe(node, kind)
@@ -479,7 +482,7 @@ def collective_functions(scan: "_Scan") -> frozenset[str]:
     cached = getattr(scan, "_collective_functions", None)
     if cached is not None:
         return cached
-    definitions = [node for node in _walk(scan.ctx.root) if node.type == "function_definition"] \
+    definitions = _warp._query(_warp._DEFINITIONS, scan.ctx.root) \
         if _COLLECTIVE_WORDS.search(scan.ctx.source) else []
     found: set[str] = set()
     changed = True
@@ -491,9 +494,9 @@ def collective_functions(scan: "_Scan") -> frozenset[str]:
                 continue
             flow = _Flow(scan, function)
             held = _collective_locals(flow, frozenset(found))
-            for node in _walk(function):
+            for node in _warp._descendants(function):
                 if node.type == "return_statement" and any(
-                        _is_source(flow, part, held, frozenset(found)) for part in _walk(node)):
+                        _is_source(flow, part, held, frozenset(found)) for part in _warp._descendants(node)):
                     found.add(name)
                     changed = True
                     break
@@ -518,26 +521,33 @@ def _is_source(flow: _Flow, node: tree_sitter.Node, held: set[str], functions: f
     return False
 
 
+def _local_writes(flow: _Flow) -> list[tuple[str, tree_sitter.Node, tree_sitter.Node]]:
+    """The function's writes to its locals and parameters: (name, value, the ``init_declarator``
+    or ``assignment_expression``), in source order; cached on ``flow``."""
+    if flow.writes is None:
+        flow.writes = []
+        for node in _warp._descendants(flow.function):
+            if node.type == "init_declarator":
+                target, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
+            elif node.type == "assignment_expression":
+                target, value = node.child_by_field_name("left"), node.child_by_field_name("right")
+            else:
+                continue
+            if target is not None and value is not None and target.type == "identifier" and \
+                    flow.text(target) in flow.scope.declared:
+                flow.writes.append((flow.text(target), value, node))
+    return flow.writes
+
+
 def _collective_locals(flow: _Flow, functions: frozenset[str]) -> set[str]:
     """The locals (and parameters) of the function that hold a warp-collective value somewhere:
     written from a collective call, a function returning one, or another such local."""
-    writes: list[tuple[str, tree_sitter.Node]] = []
-    for node in _walk(flow.function):
-        if node.type == "init_declarator":
-            target, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
-        elif node.type == "assignment_expression":
-            target, value = node.child_by_field_name("left"), node.child_by_field_name("right")
-        else:
-            continue
-        if target is not None and value is not None and target.type == "identifier" and \
-                flow.text(target) in flow.scope.declared:
-            writes.append((flow.text(target), value))
     held: set[str] = set()
     changed = True
     while changed:
         changed = False
-        for name, value in writes:
-            if name not in held and any(_is_source(flow, part, held, functions) for part in _walk(value)):
+        for name, value, _ in _local_writes(flow):
+            if name not in held and any(_is_source(flow, part, held, functions) for part in _warp._descendants(value)):
                 held.add(name)
                 changed = True
     return held
@@ -584,7 +594,7 @@ class _Collective:
         loop = self._full_loop(write)
         if loop is not None:
             variable, _ = self.scan.loop_start(loop.child_by_field_name("initializer"))
-            shuffles = [n for n in _walk(value) if n.type == "call_expression" and _call_name(self.scan, n) in _SHUFFLE_ARGUMENTS]
+            shuffles = [n for n in _warp._descendants(value) if n.type == "call_expression" and _call_name(self.scan, n) in _SHUFFLE_ARGUMENTS]
             if shuffles and all(self._shuffles_self(call, target, variable) for call in shuffles):
                 return "loop"
         if stripped is not None and stripped.type == "call_expression":
@@ -601,7 +611,7 @@ class _Collective:
                 return "vote"
             if name in self.whole_functions() and not any(
                     _is_source(self.flow, part, self.held, self.functions)
-                    for part in _walk(stripped.child_by_field_name("arguments"))):
+                    for part in _warp._descendants(stripped.child_by_field_name("arguments"))):
                 return "call"
         return "partial"
 
@@ -622,12 +632,12 @@ class _Collective:
             return cached
         self.scan._whole_functions = frozenset()  # while computing: no function counts
         found = set()
-        for function in [n for n in _walk(self.scan.ctx.root) if n.type == "function_definition"]:
+        for function in _warp._query(_warp._DEFINITIONS, self.scan.ctx.root):
             name = self.scan.function_name(function).split("::")[-1]
             if name not in self.functions or function.start_byte == self.flow.function.start_byte:
                 continue
             other = _Collective(_Flow(self.scan, function))
-            returns = [_strip(n.named_children[0]) for n in _walk(function)
+            returns = [_strip(n.named_children[0]) for n in _warp._descendants(function)
                        if n.type == "return_statement" and n.named_children]
             if returns and all(r is not None and r.type == "identifier" and self.text(r) in other.aggregates
                                for r in returns):
@@ -640,28 +650,22 @@ class _Collective:
         of one form, 'loop', 'vote' or 'call' (:meth:`_write_form`); per-thread writes (its
         input) may come before."""
         forms: dict[str, set[str]] = {}
-        for node in _walk(self.flow.function):
-            if node.type == "init_declarator":
-                target, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
-            elif node.type == "assignment_expression":
-                target, value = node.child_by_field_name("left"), node.child_by_field_name("right")
-            else:
+        for target, value, node in _local_writes(self.flow):
+            if target not in self.held:
                 continue
-            if target is None or value is None or target.type != "identifier" or self.text(target) not in self.held:
-                continue
-            if any(_is_source(self.flow, part, self.held, self.functions) for part in _walk(value)):
-                form = self._write_form(self.text(target), value, node)
+            if any(_is_source(self.flow, part, self.held, self.functions) for part in _warp._descendants(value)):
+                form = self._write_form(target, value, node)
                 if form == "loop":  # one reduction: a second one would reduce the results again
                     form = f"loop@{self._full_loop(node).start_byte}"
                 elif node.type == "assignment_expression" and self.text(node.child_by_field_name("operator")) != "=":
                     form = "partial"  # accumulates whole-warp results: one per warp at 32, at 64 fewer
-                forms.setdefault(self.text(target), set()).add(form)
+                forms.setdefault(target, set()).add(form)
         self._forms = {name: {form.split("@")[0] for form in found} for name, found in forms.items()}
         return {name for name, found in forms.items() if len(found) == 1 and "partial" not in found}
 
     def whole(self, value: tree_sitter.Node) -> bool:
         """Every collective part of ``value`` is a whole-warp result."""
-        for part in _walk(value):
+        for part in _warp._descendants(value):
             if part.type == "identifier" and _is_source(self.flow, part, self.held, self.functions):
                 if self.text(part) not in self.aggregates:
                     return False
@@ -804,7 +808,8 @@ class _Collective:
             return "it is read other than into a local summing every warp's slot"
 
 
-def unsafe_collective_uses(scan: "_Scan", function: tree_sitter.Node) -> list[tuple[tree_sitter.Node, str]]:
+def unsafe_collective_uses(scan: "_Scan", function: tree_sitter.Node,
+                           flow: "_Flow | None" = None) -> list[tuple[tree_sitter.Node, str]]:
     """The places in ``function`` where widening would change what the program computes through
     a warp-collective result (a shuffle's, a vote's, or a function returning one), each as
     (node, reason with its line).
@@ -823,7 +828,7 @@ def unsafe_collective_uses(scan: "_Scan", function: tree_sitter.Node) -> list[tu
     if not _COLLECTIVE_WORDS.search(scan.ctx.source[function.start_byte:function.end_byte]) and \
             not collective_functions(scan):
         return []
-    flow = _Flow(scan, function)
+    flow = flow or _Flow(scan, function)
     collective = _Collective(flow)
     found: list[tuple[tree_sitter.Node, str]] = []
 
@@ -831,14 +836,14 @@ def unsafe_collective_uses(scan: "_Scan", function: tree_sitter.Node) -> list[tu
         found.append((node, f"{what} (line {node.start_point[0] + 1}) makes the result depend on the warp's width: "
                             f"{reason}"))
 
-    sources = [node for node in _walk(function) if _is_source(flow, node, collective.held, collective.functions)]
+    sources = [node for node in _warp._descendants(function) if _is_source(flow, node, collective.held, collective.functions)]
     for node in sources:
         reason = collective.unsafe(node)
         if reason is not None:
             shown = " ".join(scan.text(node).split())
             add(node, f"the warp-collective value `{shown[:60]}`", reason)
     if collective.slots:
-        for node in _walk(function):
+        for node in _warp._descendants(function):
             if node.type != "subscript_expression":
                 continue
             array = _strip(node.child_by_field_name("argument"))
@@ -850,15 +855,15 @@ def unsafe_collective_uses(scan: "_Scan", function: tree_sitter.Node) -> list[tu
             reason = collective.slot_read(node)
             if reason is not None:
                 add(node, f"the per-warp slot `{' '.join(scan.text(node).split())}`", reason)
-    for node in _walk(function):  # effects chosen by a lane or warp number that carry no collective result
+    for node in _warp._descendants(function):  # effects chosen by a lane or warp number that carry no collective result
         if node.type != "if_statement":
             continue
         condition = node.child_by_field_name("condition")
-        if condition is None or not any(flow.kind(part) is not None for part in _walk(condition)
+        if condition is None or not any(flow.kind(part) is not None for part in _warp._descendants(condition)
                                         if part.type in ("identifier", "binary_expression", "call_expression")):
             continue
         for branch in (node.child_by_field_name("consequence"), node.child_by_field_name("alternative")):
-            for effect in _walk(branch) if branch is not None else ():
+            for effect in _warp._descendants(branch) if branch is not None else ():
                 if effect.type == "assignment_expression":
                     left = _strip(effect.child_by_field_name("left"))
                     if left is not None and left.type == "identifier" and scan.text(left) in flow.scope.declared:
@@ -870,7 +875,7 @@ def unsafe_collective_uses(scan: "_Scan", function: tree_sitter.Node) -> list[tu
                 else:
                     continue
                 if value is None or not any(_is_source(flow, part, collective.held, collective.functions)
-                                            for part in _walk(value)):
+                                            for part in _warp._descendants(value)):
                     add(effect, f"`{' '.join(scan.text(effect).split())[:60]}`",
                         "it runs in the threads an if on a lane or warp number picks, and carries no warp-collective result")
     return found

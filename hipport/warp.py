@@ -521,7 +521,7 @@ class _Scan:
         for function in _query(_DEFINITIONS, self.ctx.root):
             if self.function_name(function).startswith(warp32.HELPER_PREFIX):
                 continue
-            for node, reason in [*lane_flow.unsafe_uses(self, function), *lane_flow.unsafe_collective_uses(self, function)]:
+            for node, reason in lane_flow.unsafe(self, function):
                 self.add(_Item(function.start_byte, node, None, "", {}, None, reason, audit=True))
 
     def logical_already(self) -> None:
@@ -1231,16 +1231,10 @@ class _Scan:
                     logical_used |= used
                     first_item = next((i for i in items if i.fixes is None), None)
                     first = first_item.reason if first_item is not None else (shared_reason or "")
-                    blocking_audit = first_item is not None and first_item.audit
                     for function in functions:
                         if not self.is_device(function) or self.function_name(function).startswith(warp32.HELPER_PREFIX):
                             continue
-                        # an assumption of this function, else the group's, else a use of a lane
-                        # number in this function (items list the assumptions first)
-                        own = [i for i in items if i.fixes is None and hasattr(i.at, "start_byte")
-                               and function.start_byte <= i.at.start_byte < function.end_byte]
-                        why = next((i.reason for i in own if not i.audit), None) or (
-                            first if not blocking_audit else next((i.reason for i in own), first))
+                        why = self.reason_in(function, items, first_item) or first
                         if any(function.start_byte <= edit.start < function.end_byte for edit in found):
                             offset = warp32.block_offset(self.ctx.source, function)
                             logical_at = offset if logical_at is None else min(logical_at, offset)
@@ -1259,13 +1253,7 @@ class _Scan:
                     if key in reported or (function is None and item.check is None and item is not blocker):
                         continue
                     reported.add(key)
-                    own = [other for other in items if other.fixes is None and function is not None
-                           and hasattr(other.at, "start_byte")
-                           and function.start_byte <= other.at.start_byte < function.end_byte]
-                    # an assumption of this function, else the group's, else a use of a lane number here
-                    reason = next((other.reason for other in own if not other.audit), None) or (
-                        blocker.reason if blocker is not None and not blocker.audit else
-                        own[0].reason if own else blocker.reason if blocker is not None else shared_reason)
+                    reason = self.reason_in(function, items, blocker) or shared_reason
                     if logical_reason is not None:
                         reason = (f"{reason}; nor can it run as 32-lane logical warps, for the same reason"
                                   if logical_reason == reason else
@@ -1288,6 +1276,19 @@ class _Scan:
                     continue  # one 32-bit mask finding on a line is enough
                 lines.add(self._line(item))
             self.ctx.report(item.check, item.at, name=item.name, **item.fields)
+
+    def reason_in(self, function: tree_sitter.Node | None, items: list[_Item], blocker: _Item | None) -> str | None:
+        """Why --fix did not widen ``function`` (None: a file-scope item): an assumption with no
+        rewrite in it, else the group's ``blocker`` unless that is a use of a lane or warp number
+        elsewhere (:mod:`hipport.lane_flow`), else such a use in it, else the blocker's."""
+        own = [i for i in items if i.fixes is None and function is not None and hasattr(i.at, "start_byte")
+               and function.start_byte <= i.at.start_byte < function.end_byte]
+        assumption = next((i.reason for i in own if not i.audit), None)
+        if assumption is not None:
+            return assumption
+        if blocker is not None and not blocker.audit:
+            return blocker.reason
+        return own[0].reason if own else (blocker.reason if blocker is not None else None)
 
     def _line(self, item: _Item) -> int:
         return item.at.start_point[0] if hasattr(item.at, "start_point") else self.ctx.source.count(b"\n", 0, item.at[0])
