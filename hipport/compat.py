@@ -42,6 +42,7 @@ from .parse import new_parser
 from .rules import Mapping, RuleSet, default_rules
 from .suppress import filter_and_fingerprint
 from .unknown_names import TreeNames
+from .warp32 import RENAMES
 
 #: The generated header, relative to OUT.
 COMPAT_HEADER = "hipport_compat.h"
@@ -58,6 +59,8 @@ AMD_HIP_CONDITION = "defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)"
 #: writes one is not CUDA (``__HIP__`` and ``__HIP_PLATFORM_NVIDIA__`` tests are, and hipport's own words).
 _HIP_ONLY_NAME = re.compile(rb"\b(?:hip(?!port)[A-Za-z]\w*|HIP_\w+|__hip\w*|__builtin_amdgcn\w*)\b")
 _DEFINED_MACRO = re.compile(rb"#\s*define\s+(\w+)")
+#: logical-warp helper -> the CUDA intrinsic whose calls it replaces (hipport.warp32.RENAMES)
+_CUDA_OF_HELPER = {helper: cuda for cuda, helper in RENAMES.items()}
 
 
 #: The wrap of rules/calls.yaml that passes a kernel where HIP's C function takes ``const void*``
@@ -382,37 +385,63 @@ def compat_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions()
     return finish_conversion(result, guard, rules, out, started)
 
 
-def _refused_lines(body: bytes, extra: list) -> dict[int, tuple[str, str]]:
-    """The lines (1-based) of ``body`` whose ``convert --fix`` edits (``extra``:
-    :class:`hipport.edits.Edit`) ``--compat`` refuses, each with (the text the first refused
-    edit replaces there, the HIP-only name that makes it not CUDA).
+def _inserts_lines(body: bytes, edit) -> bool:
+    """``edit`` inserts whole lines at a line start of ``body`` (a block of definitions)."""
+    return (edit.start == edit.end and edit.text.endswith(b"\n")
+            and (edit.start == 0 or body[edit.start - 1:edit.start] == b"\n"))
+
+
+def _refused_lines(body: bytes, extra: list) -> tuple[dict[int, tuple[str, str]], set[int]]:
+    """Which ``convert --fix`` edits (``extra``: :class:`hipport.edits.Edit`) ``--compat``
+    refuses: (the lines (1-based) of ``body`` whose edits it refuses, each with the text the first
+    refused edit replaces there and the HIP-only name that makes it not CUDA; the indexes in
+    ``extra`` of the refused blocks of inserted lines).
 
     An edit is refused when its text names a HIP-only identifier (:data:`_HIP_ONLY_NAME`) or a
     macro a refused edit defines (``HIPPORT_SYNCWARP``, whose definition for AMD calls
     ``__builtin_amdgcn_wave_barrier``); every extra edit of a line with a refused one is refused
-    too, so that a line is either as ``--fix`` writes it or as written."""
+    too, so that a line is either as ``--fix`` writes it or as written, and so is every edit
+    naming a macro such an edit defines (``hipport_warp32_ballot_sync``, which the logical-warp
+    helpers define under nvcc). A block of whole lines inserted at a line start (the helpers,
+    ``HIPPORT_SYNCWARP``'s definitions) adds lines and changes none: it is judged on its own,
+    not with the other blocks inserted there, and never makes its line refused."""
     def line_of(offset: int) -> int:
         return body.count(b"\n", 0, offset) + 1
 
+    def inserts_lines(edit) -> bool:
+        return _inserts_lines(body, edit)
+
     refused: dict[int, tuple[str, str]] = {}
+    refused_blocks: set[int] = set()  # indexes into extra
     banned: dict[bytes, str] = {}
+
+    def ban(edit, name: str) -> None:
+        for macro in _DEFINED_MACRO.findall(edit.text):
+            banned.setdefault(macro, name)
+
     changed = True
     while changed:
         changed = False
-        for edit in extra:
-            line = line_of(edit.start)
-            if line in refused:
+        for index, edit in enumerate(extra):
+            block = inserts_lines(edit)
+            if index in refused_blocks or (not block and line_of(edit.start) in refused):
                 continue
             hit = _HIP_ONLY_NAME.search(edit.text)
             name = hit.group().decode() if hit else next(
                 (why for macro, why in banned.items() if re.search(rb"\b" + re.escape(macro) + rb"\b", edit.text)), None)
             if name is None:
                 continue
-            refused[line] = (body[edit.start:edit.end].decode("utf-8", "replace").strip(), name)
-            for macro in _DEFINED_MACRO.findall(edit.text):
-                banned.setdefault(macro, name)
             changed = True
-    return refused
+            if block:
+                refused_blocks.add(index)
+                ban(edit, name)
+                continue
+            line = line_of(edit.start)
+            refused[line] = (body[edit.start:edit.end].decode("utf-8", "replace").strip(), name)
+            for other in extra:  # the line's other edits go with it, and so do the names they define
+                if not inserts_lines(other) and line_of(other.start) == line:
+                    ban(other, name)
+    return refused, refused_blocks
 
 
 def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, sources, parser, ported,
@@ -439,9 +468,14 @@ def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, sourc
     analysis = analyze_file(file.rel, body, tree, rules, fix=False, **kwargs)
     without = set(analysis.edits)
     extra = [e for e in with_fix.edits if e not in without]
-    refused = _refused_lines(body, extra)
-    applied = [e for e in extra if body.count(b"\n", 0, e.start) + 1 not in refused]
-    findings = [f for f in with_fix.findings if f.line not in refused]
+    refused, refused_blocks = _refused_lines(body, extra)
+    applied = [e for index, e in enumerate(extra) if index not in refused_blocks
+               and (_inserts_lines(body, e) or body.count(b"\n", 0, e.start) + 1 not in refused)]
+    helper_calls = {(body.count(b"\n", 0, e.start) + 1, _CUDA_OF_HELPER[e.text.decode()]) for e in applied
+                    if e.text.decode() in _CUDA_OF_HELPER}
+    # a mask passed to a logical-warp helper needs no widening: the helper takes any mask type
+    findings = [f for f in with_fix.findings if f.line not in refused
+                and not (f.rule_id == "HP1101" and (f.line, f.name) in helper_calls)]
     findings += [f for f in analysis.findings if f.line in refused]
     kept = {(f.line, f.column, f.rule_id) for f in analysis.findings}
     for fixed in with_fix.findings:  # what --fix said it rewrote on a refused line

@@ -173,6 +173,7 @@ def insert_once(ctx: "_FileContext", first_use: "tree_sitter.Node | int", block:
 
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
 
 
 def shield_from_macros(source: bytes, offset: int, block: bytes) -> bytes:
@@ -182,11 +183,13 @@ def shield_from_macros(source: bytes, offset: int, block: bytes) -> bytes:
     is saved with ``#pragma push_macro``, undefined for the block and restored after it with
     ``#pragma pop_macro`` (clang, GCC and nvcc all have both), so the file's code after the block
     sees its macro again. Names the block defines itself are left alone. A block that uses none
-    comes back unchanged. Macros of included headers are not seen (a known gap)."""
+    comes back unchanged. Macros of included headers are not seen here; the blocks the port
+    inserts name only ``hipport_`` and reserved words, so none can reach them (tests/test_inserted_blocks.py)."""
     defined = {match.group(1) for match in _DEFINE.finditer(source, 0, offset)}
     if not defined:
         return block
-    clashes = sorted((defined & set(_IDENTIFIER.findall(block))) - {m.group(1) for m in _DEFINE.finditer(block)})
+    code = _COMMENT.sub(b" ", block)  # a comment's words are never expanded
+    clashes = sorted((defined & set(_IDENTIFIER.findall(code))) - {m.group(1) for m in _DEFINE.finditer(block)})
     if not clashes:
         return block
     newline = b"\r\n" if block.endswith(b"\r\n") else b"\n"

@@ -385,7 +385,7 @@ class _Scan:
     def add(self, item: _Item) -> _Item:
         at = item.at if hasattr(item.at, "start_byte") else None
         function = self.function_of(at) if at is not None else None
-        if function is not None and self.function_name(function).startswith(warp32.HELPER_PREFIX):
+        if function is not None and warp32.is_own_helper(self, function):
             return item  # hipport's own logical-warp helpers (a second --fix of its output): not the code's
         self.items.append(item)
         return item
@@ -519,7 +519,7 @@ class _Scan:
         or width) whose meaning widening would change is an item with no fix
         (:func:`hipport.lane_flow.unsafe_uses`), so a unit holding one is not widened."""
         for function in _query(_DEFINITIONS, self.ctx.root):
-            if self.function_name(function).startswith(warp32.HELPER_PREFIX):
+            if warp32.is_own_helper(self, function):
                 continue
             for node, reason in lane_flow.unsafe(self, function):
                 self.add(_Item(function.start_byte, node, None, "", {}, None, reason, audit=True))
@@ -527,11 +527,13 @@ class _Scan:
     def logical_already(self) -> None:
         """A function calling hipport's logical-warp helpers (``--fix`` output fixed again) runs as
         32-lane logical warps already: an item with no widening, so its unit stays logical."""
+        foreign = {name for name, _line in warp32.foreign_helper_definitions(self)}  # the code's own
         for match in re.finditer(rb"(?<![A-Za-z0-9_])" + warp32.HELPER_PREFIX.encode() + rb"\w+", self.ctx.source):
             node = self.ctx.node_at(match.start(), match.end())
             function = self.function_of(node)
             if (node.type != "identifier" or node.parent is None or node.parent.type != "call_expression"
-                    or function is None or self.function_name(function).startswith(warp32.HELPER_PREFIX)):
+                    or self.text(node) not in warp32.RENAMES.values() or self.text(node) in foreign
+                    or function is None or warp32.is_own_helper(self, function)):
                 continue
             self.add(_Item(function.start_byte, node, None, self.text(node), {}, None,
                            f"it runs as 32-lane logical warps already ({self.text(node)}, line {node.start_point[0] + 1})"))
@@ -1232,7 +1234,7 @@ class _Scan:
                     first_item = next((i for i in items if i.fixes is None), None)
                     first = first_item.reason if first_item is not None else (shared_reason or "")
                     for function in functions:
-                        if not self.is_device(function) or self.function_name(function).startswith(warp32.HELPER_PREFIX):
+                        if not self.is_device(function) or warp32.is_own_helper(self, function):
                             continue
                         why = self.reason_in(function, items, first_item) or first
                         if any(function.start_byte <= edit.start < function.end_byte for edit in found):

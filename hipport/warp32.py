@@ -114,66 +114,115 @@ _AMD_CONDITION = b"#if defined(__HIP_PLATFORM_AMD__) || (defined(__clang__) && d
 #: helper -> (helpers it needs, its AMD definition); on NVIDIA each is a macro for its CUDA name.
 _HELPERS: dict[str, tuple[tuple[str, ...], bytes]] = {
     "hipport_warp32_half": ((), (
-        b"__device__ inline unsigned int hipport_warp32_half(unsigned long long wavefront_bits) {{nl}"
-        b"  return (unsigned int)(wavefront_bits >> (__lane_id() & 32u));{nl}"
+        b"__device__ inline unsigned int hipport_warp32_half(unsigned long long hipport_wavefront_bits) {{nl}"
+        b"  return (unsigned int)(hipport_wavefront_bits >> (__lane_id() & 32u));{nl}"
         b"}{nl}")),
     "hipport_warp32_shfl_sync": ((), (
-        b"template <typename MaskT, typename T>{nl}"
-        b"__device__ inline T hipport_warp32_shfl_sync(MaskT mask, T var, int src_lane, int width = 32) {{nl}"
-        b"  (void)mask;{nl}"
-        b"  return __shfl(var, src_lane, width < 32 ? width : 32);{nl}"
+        b"template <typename hipport_MaskT, typename hipport_T>{nl}"
+        b"__device__ inline hipport_T hipport_warp32_shfl_sync(hipport_MaskT hipport_mask, hipport_T hipport_var, int hipport_src_lane, int hipport_width = 32) {{nl}"
+        b"  (void)hipport_mask;{nl}"
+        b"  return __shfl(hipport_var, hipport_src_lane, hipport_width < 32 ? hipport_width : 32);{nl}"
         b"}{nl}")),
     "hipport_warp32_shfl_up_sync": ((), (
-        b"template <typename MaskT, typename T>{nl}"
-        b"__device__ inline T hipport_warp32_shfl_up_sync(MaskT mask, T var, unsigned int delta, int width = 32) {{nl}"
-        b"  (void)mask;{nl}"
-        b"  return __shfl_up(var, delta & 31u, width < 32 ? width : 32);{nl}"
+        b"template <typename hipport_MaskT, typename hipport_T>{nl}"
+        b"__device__ inline hipport_T hipport_warp32_shfl_up_sync(hipport_MaskT hipport_mask, hipport_T hipport_var, unsigned int hipport_delta, int hipport_width = 32) {{nl}"
+        b"  (void)hipport_mask;{nl}"
+        b"  return __shfl_up(hipport_var, hipport_delta & 31u, hipport_width < 32 ? hipport_width : 32);{nl}"
         b"}{nl}")),
     "hipport_warp32_shfl_down_sync": ((), (
-        b"template <typename MaskT, typename T>{nl}"
-        b"__device__ inline T hipport_warp32_shfl_down_sync(MaskT mask, T var, unsigned int delta, int width = 32) {{nl}"
-        b"  (void)mask;{nl}"
-        b"  return __shfl_down(var, delta & 31u, width < 32 ? width : 32);{nl}"
+        b"template <typename hipport_MaskT, typename hipport_T>{nl}"
+        b"__device__ inline hipport_T hipport_warp32_shfl_down_sync(hipport_MaskT hipport_mask, hipport_T hipport_var, unsigned int hipport_delta, int hipport_width = 32) {{nl}"
+        b"  (void)hipport_mask;{nl}"
+        b"  return __shfl_down(hipport_var, hipport_delta & 31u, hipport_width < 32 ? hipport_width : 32);{nl}"
         b"}{nl}")),
     "hipport_warp32_shfl_xor_sync": ((), (
-        b"template <typename MaskT, typename T>{nl}"
-        b"__device__ inline T hipport_warp32_shfl_xor_sync(MaskT mask, T var, int lane_mask, int width = 32) {{nl}"
-        b"  (void)mask;{nl}"
-        b"  return __shfl_xor(var, lane_mask & 31, width < 32 ? width : 32);{nl}"
+        b"template <typename hipport_MaskT, typename hipport_T>{nl}"
+        b"__device__ inline hipport_T hipport_warp32_shfl_xor_sync(hipport_MaskT hipport_mask, hipport_T hipport_var, int hipport_lane_mask, int hipport_width = 32) {{nl}"
+        b"  (void)hipport_mask;{nl}"
+        b"  return __shfl_xor(hipport_var, hipport_lane_mask & 31, hipport_width < 32 ? hipport_width : 32);{nl}"
         b"}{nl}")),
     "hipport_warp32_ballot_sync": (("hipport_warp32_half",), (
-        b"template <typename MaskT>{nl}"
-        b"__device__ inline unsigned int hipport_warp32_ballot_sync(MaskT mask, int predicate) {{nl}"
-        b"  return hipport_warp32_half(__ballot(predicate)) & (unsigned int)mask;{nl}"
+        b"template <typename hipport_MaskT>{nl}"
+        b"__device__ inline unsigned int hipport_warp32_ballot_sync(hipport_MaskT hipport_mask, int hipport_predicate) {{nl}"
+        b"  return hipport_warp32_half(__ballot(hipport_predicate)) & (unsigned int)hipport_mask;{nl}"
         b"}{nl}")),
     "hipport_warp32_any_sync": (("hipport_warp32_ballot_sync",), (
-        b"template <typename MaskT>{nl}"
-        b"__device__ inline int hipport_warp32_any_sync(MaskT mask, int predicate) {{nl}"
-        b"  return hipport_warp32_ballot_sync(mask, predicate) != 0u;{nl}"
+        b"template <typename hipport_MaskT>{nl}"
+        b"__device__ inline int hipport_warp32_any_sync(hipport_MaskT hipport_mask, int hipport_predicate) {{nl}"
+        b"  return hipport_warp32_ballot_sync(hipport_mask, hipport_predicate) != 0u;{nl}"
         b"}{nl}")),
     "hipport_warp32_all_sync": (("hipport_warp32_ballot_sync",), (
-        b"template <typename MaskT>{nl}"
-        b"__device__ inline int hipport_warp32_all_sync(MaskT mask, int predicate) {{nl}"
-        b"  return hipport_warp32_ballot_sync(mask, predicate) == hipport_warp32_ballot_sync(mask, 1);{nl}"
+        b"template <typename hipport_MaskT>{nl}"
+        b"__device__ inline int hipport_warp32_all_sync(hipport_MaskT hipport_mask, int hipport_predicate) {{nl}"
+        b"  return hipport_warp32_ballot_sync(hipport_mask, hipport_predicate) == hipport_warp32_ballot_sync(hipport_mask, 1);{nl}"
         b"}{nl}")),
     "hipport_warp32_activemask": (("hipport_warp32_half",), (
         b"__device__ inline unsigned int hipport_warp32_activemask() {{nl}"
         b"  return hipport_warp32_half(__ballot(1));{nl}"
         b"}{nl}")),
     "hipport_warp32_match_any_sync": (("hipport_warp32_half",), (
-        b"template <typename MaskT, typename T>{nl}"
-        b"__device__ inline unsigned int hipport_warp32_match_any_sync(MaskT mask, T value) {{nl}"
-        b"  return hipport_warp32_half(__match_any(value)) & (unsigned int)mask;{nl}"
+        b"template <typename hipport_MaskT, typename hipport_T>{nl}"
+        b"__device__ inline unsigned int hipport_warp32_match_any_sync(hipport_MaskT hipport_mask, hipport_T hipport_value) {{nl}"
+        b"  return hipport_warp32_half(__match_any(hipport_value)) & (unsigned int)hipport_mask;{nl}"
         b"}{nl}")),
     "hipport_warp32_match_all_sync": (("hipport_warp32_match_any_sync", "hipport_warp32_ballot_sync"), (
-        b"template <typename MaskT, typename T>{nl}"
-        b"__device__ inline unsigned int hipport_warp32_match_all_sync(MaskT mask, T value, int* pred) {{nl}"
-        b"  const bool same = hipport_warp32_match_any_sync(mask, value) == hipport_warp32_ballot_sync(mask, 1);{nl}"
-        b"  *pred = same;{nl}"
-        b"  return same ? (unsigned int)mask : 0u;{nl}"
+        b"template <typename hipport_MaskT, typename hipport_T>{nl}"
+        b"__device__ inline unsigned int hipport_warp32_match_all_sync(hipport_MaskT hipport_mask, hipport_T hipport_value, int* hipport_pred) {{nl}"
+        b"  const bool hipport_same = hipport_warp32_match_any_sync(hipport_mask, hipport_value) == hipport_warp32_ballot_sync(hipport_mask, 1);{nl}"
+        b"  *hipport_pred = hipport_same;{nl}"
+        b"  return hipport_same ? (unsigned int)hipport_mask : 0u;{nl}"
         b"}{nl}")),
 }
 _CUDA_NAME = {helper: cuda for cuda, helper in RENAMES.items()}
+
+
+def _guard(name: str) -> bytes:
+    """The include guard of helper ``name``: ``HIPPORT_WARP32_SHFL_SYNC`` for ``hipport_warp32_shfl_sync``."""
+    return b"HIPPORT_WARP32_" + name[len(HELPER_PREFIX):].upper().encode()
+
+
+def _inside_own_guard(scan: "_Scan", node: tree_sitter.Node, name: str) -> bool:
+    """``node`` lies inside ``#ifndef <the guard of helper name>``, as :func:`helpers_block` writes it."""
+    guard = _guard(name)
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "preproc_ifdef":
+            macro = parent.child_by_field_name("name")
+            if macro is not None and scan.ctx.text(macro) == guard:
+                return True
+        parent = parent.parent
+    return False
+
+
+def is_own_helper(scan: "_Scan", function: tree_sitter.Node) -> bool:
+    """``function`` is one of hipport's helpers as :func:`helpers_block` writes them (a second
+    ``--fix`` of its output): a helper's name, inside that helper's ``#ifndef`` guard. A function
+    of the code that merely starts with :data:`HELPER_PREFIX` is the code's own and is scanned."""
+    name = scan.function_name(function)
+    return name in _HELPERS and _inside_own_guard(scan, function, name)
+
+
+def foreign_helper_definitions(scan: "_Scan") -> list[tuple[str, int]]:
+    """(name, 1-based line) of each function or macro of the file that takes a helper's name
+    (:data:`RENAMES`' values, ``hipport_warp32_half``) outside that helper's guard: the code's
+    own, which the helpers' ``#define`` (HIP on NVIDIA) would rename and their definition
+    (AMD) would clash with."""
+    source = scan.ctx.source
+    if HELPER_PREFIX.encode() not in source:
+        return []
+    found = []
+    for match in re.finditer(rb"(?<![A-Za-z0-9_])" + HELPER_PREFIX.encode() + rb"\w+", source):
+        name = match.group(0).decode()
+        if name not in _HELPERS:
+            continue
+        node = scan.ctx.node_at(match.start(), match.end())
+        parent = node.parent
+        defines = parent is not None and (
+            (parent.type == "function_declarator" and parent.child_by_field_name("declarator") == node)
+            or (parent.type in ("preproc_def", "preproc_function_def") and parent.child_by_field_name("name") == node))
+        if defines and not _inside_own_guard(scan, node, name):
+            found.append((name, node.start_point[0] + 1))
+    return found
 
 
 def helpers_block(used: set[str], newline: bytes = b"\n") -> bytes:
@@ -199,7 +248,7 @@ def helpers_block(used: set[str], newline: bytes = b"\n") -> bytes:
         need(name)
     parts = [_NOTE]
     for name in needed:
-        guard = b"HIPPORT_WARP32_" + name[len("hipport_warp32_"):].upper().encode()
+        guard = _guard(name)
         parts.append(b"#ifndef " + guard + b"{nl}#define " + guard + b"{nl}")
         if name in _CUDA_NAME:
             parts.append(_AMD_CONDITION + _HELPERS[name][1] + b"#else{nl}#define "
@@ -254,10 +303,15 @@ def blocker(scan: "_Scan", functions: list[tree_sitter.Node], host_reads: list[s
         return (f"host code reads the device's warp size ({', '.join(host_reads[:3])}), which is 64 on gfx9, "
                 "while the logical warps are 32 lanes")
     source = scan.ctx.source
+    foreign = foreign_helper_definitions(scan)
+    if foreign:
+        name, line = foreign[0]
+        return (f"the file defines {name} itself (line {line}), the name of a helper the logical warps "
+                "would define")
     macros = _warp_macros(source) if b"define" in source else {}
     for function in functions:
         name = scan.function_name(function)
-        if name.startswith(HELPER_PREFIX):
+        if is_own_helper(scan, function):
             continue
         for match, node in _code_matches(scan, _COOPERATIVE, function):
             return (f"{name} uses {match.group(1).decode()} (line {node.start_point[0] + 1}), whose tiles and warp "
@@ -287,7 +341,7 @@ def edits(scan: "_Scan", functions: list[tree_sitter.Node]) -> tuple[list[Edit],
     found: list[Edit] = []
     used: set[str] = set()
     for function in functions:
-        if not scan.is_device(function) or scan.function_name(function).startswith(HELPER_PREFIX):
+        if not scan.is_device(function) or is_own_helper(scan, function):
             continue
         scope = scan.locals_of(function)
         own_warp_size = scope is not None and "warpSize" in scope.declared  # the code's own, kept

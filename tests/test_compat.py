@@ -296,3 +296,37 @@ def test_fix_applies_the_edits_that_stay_cuda_and_refuses_the_others(toolchain, 
     done = subprocess.run([str(toolchain.nvcc), "-ccbin", str(toolchain.ccbin), "-arch=sm_90", "-c", str(out / "fix.cu"),
                            "-o", str(tmp_path / "fix.o")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_fix_keeps_the_logical_warp_helpers_when_a_block_inserted_with_them_is_refused(toolchain, tmp_path):
+    """fix.cu with the warp's ballot count stored by the first lane (not widened: the unit runs as
+    32-lane logical warps, HP1116). The helpers and HIPPORT_SYNCWARP's definitions are inserted
+    at the same line; the second (AMD builtins) is refused, the first is kept with the renamed
+    calls (it is CUDA's own intrinsics under nvcc): once both were refused with that line while
+    the calls were renamed, and plain nvcc failed. The 32-bit mask passed to a helper (which
+    takes any mask) gets no HP1401."""
+    import json
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "fix.cu").write_text(FIX.read_text().replace("atomicAdd(&out[blockIdx.x], __popc(mask));",
+                                                        "out[blockIdx.x] = __popc(mask);"))
+    out = tmp_path / "out"
+    compat_tree(src, out, ConvertOptions(fix=True))
+    text = (out / "fix.cu").read_text()
+    kernel = text[text.index("__global__ void count"):]
+    assert kernel.startswith("__global__ void count(const int* in, int* out)\n{\n    int lane = threadIdx.x % 32;\n"
+                             "    unsigned mask = hipport_warp32_ballot_sync(0xffffffff, in[threadIdx.x] > 0);\n"
+                             "    if (lane == 0) out[blockIdx.x] = __popc(mask);\n    __syncwarp();\n}\n")
+    assert "#define hipport_warp32_ballot_sync __ballot_sync\n" in text and "HIPPORT_SYNCWARP" not in text
+    assert [line.split(": ")[0] for line in findings_lines(json.loads((out / "hipport-report.json").read_text()))] == [
+        "5:17 HP1116 info --fix ported count as 32-lane logical warps",
+        "7:5 HP1214 info 'register' storage class deleted (declaration; --fix)",
+        "10:5 HP1108 warning __syncwarp",
+        "10:5 HP1401 error __syncwarp()",
+        "16:24 HP1216 error CUdeviceptr used as an integer (operator +)",
+        "16:24 HP1401 error CUdeviceptr",
+    ]
+    done = subprocess.run([str(toolchain.nvcc), "-ccbin", str(toolchain.ccbin), "-arch=sm_90", "-c", str(out / "fix.cu"),
+                           "-o", str(tmp_path / "fix.o")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -323,12 +323,19 @@ def test_inserted_blocks_are_shielded_from_the_files_macros():
     assert shield_from_macros(b"int x;\n", 0, block) == block
 
 
-def test_a_macro_named_like_an_atomic_parameter_still_compiles(tmp_path, toolchain):
-    source = tmp_path / "k.cu"
-    source.write_text("#include <cuda_fp16.h>\n#define value 2.0f\n#define address 0\n"
-                      "__global__ void k(__half* s) { atomicAdd(s, __float2half(value)); }\n")
-    convert_tree(source, tmp_path / "out", ConvertOptions())
+@pytest.mark.parametrize("where", ["file", "header"])
+def test_a_macro_named_like_an_ordinary_word_does_not_reach_the_atomic_definitions(tmp_path, toolchain, where):
+    """``#define value 2.0f`` and ``#define address 0`` in the file or in a header it includes
+    (which the port does not see): the atomicAdd definitions name only hipport_ words
+    (tests/test_inserted_blocks.py), so nothing needs saving around them and they compile."""
+    src = tmp_path / "src"
+    src.mkdir()
+    macros = "#define value 2.0f\n#define address 0\n"
+    (src / "m.h").write_text(macros)
+    (src / "k.cu").write_text("#include <cuda_fp16.h>\n" + (macros if where == "file" else '#include "m.h"\n')
+                              + "__global__ void k(__half* s) { atomicAdd(s, __float2half(value)); }\n")
+    convert_tree(src, tmp_path / "out", ConvertOptions())
     ported = tmp_path / "out" / "k.hip"
-    assert '#pragma push_macro("address")\n#undef address\n#pragma push_macro("value")\n#undef value\n' \
-        in ported.read_text()
+    text = ported.read_text()
+    assert "#ifndef HIPPORT_ATOMIC_ADD_HALF_DEFINED" in text and "push_macro" not in text
     toolchain.compile_amd(ported, tmp_path / "k.o", ("gfx90a",))

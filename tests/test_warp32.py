@@ -274,6 +274,35 @@ def test_logical_warps_are_declined_where_they_are_not_shown_right(tmp_path, bef
     assert not [f for f in findings if " HP1116 " in f]
 
 
+@pytest.mark.parametrize("own", [
+    pytest.param("__device__ unsigned int hipport_warp32_ballot_sync(unsigned int m, int p) { return __ballot_sync(m, p); }\n",
+                 id="function"),
+    pytest.param("#define hipport_warp32_ballot_sync(m, p) __ballot_sync(m, p)\n", id="macro"),
+])
+def test_code_defining_a_helper_name_itself_declines_logical_warps(tmp_path, own):
+    """A file that defines a helper's name itself (not inside the helper's own #ifndef guard):
+    the helpers' ``#define hipport_warp32_ballot_sync __ballot_sync`` under nvcc would rename
+    the code's definition, and their AMD definition would clash with it, so the unit stays as
+    written and HP1111 names the definition; the code's own definition is not taken for one of
+    hipport's helpers (its 32-bit mask is reported like any other code's)."""
+    text, findings = port_text(tmp_path, own + _STORED_BALLOT.replace("{extra}", ""))
+    why = "the file defines hipport_warp32_ballot_sync itself (line 1), the name of a helper the logical warps would define"
+    assert _NOT_WIDENED.replace("1:17 ", "2:17 ").replace("(line 3)", "(line 4)") + why in findings
+    assert "HIPPORT_WARP32_" not in text and not [f for f in findings if " HP1116 " in f]
+    assert text.startswith("#include <hip/hip_runtime.h>\n" + own)
+
+
+def test_a_function_of_the_code_named_with_the_helper_prefix_is_scanned(tmp_path):
+    """Only hipport's helpers inside their guards are skipped: the code's own
+    hipport_warp32_sum is scanned, and runs as logical warps with its caller."""
+    text, findings = port_text(tmp_path, (
+        "__device__ unsigned int hipport_warp32_sum(unsigned int v) { return __ballot_sync(0xffffffff, v > 0); }\n"
+        "__global__ void k(unsigned int* out) { out[threadIdx.x / 32] = hipport_warp32_sum(threadIdx.x); }\n"))
+    assert "return hipport_warp32_ballot_sync(0xffffffffffffffffULL, v > 0);" in text
+    assert [f.split(" as 32-lane")[0] for f in findings if " HP1116 " in f] == [
+        "1:25 HP1116 --fix ported hipport_warp32_sum", "2:17 HP1116 --fix ported k"]
+
+
 def test_host_read_of_the_warp_size_in_another_file_declines_logical_warps(tmp_path):
     """The tree pass sees every file: main.cu reads prop.warpSize, so k.cu's unit stays as
     written (it would see 32-lane warps where the host computes with 64)."""
@@ -475,16 +504,33 @@ int main() {
 """
 
 
+_HEADER_MACROS = "#define mask 0xFFFFFFFF\n#define T int\n#define var 1\n#define width 8\n#define predicate 0\n"
+
+
+def _port_with_macros(tmp_path: Path, where: str) -> str:
+    """_MASK_MACRO with ``#define mask 0xFFFFFFFF`` (HeCBench jaccard) and macros named like
+    the other words a helper could use, in the file itself (``where="file"``) or in a header it
+    includes (``"header"``, which the port cannot see); returns the --fix output."""
+    tree = tmp_path / "src"
+    tree.mkdir()
+    body = _MASK_MACRO.replace("#define mask 0xFFFFFFFF\n", _HEADER_MACROS if where == "file" else '#include "params.h"\n')
+    (tree / "k.cu").write_text(body)
+    if where == "header":
+        (tree / "params.h").write_text(_HEADER_MACROS)
+    convert_tree(tree, tmp_path / "fix", ConvertOptions(fix=True))
+    return (tmp_path / "fix" / "k.hip").read_text()
+
+
+@pytest.mark.parametrize("where", ["file", "header"])
 @pytest.mark.parametrize("wave", [64, 32])
-def test_helpers_are_shielded_from_a_macro_named_like_their_parameters(tmp_path, wave):
-    """``#define mask 0xFFFFFFFF`` (HeCBench jaccard) above the helpers turned their parameter
-    ``MaskT mask`` into ``MaskT 0xffffffffffffffffULL``: the block now saves, undefines and
-    restores the macro around itself, and the kernel after it still uses the macro."""
-    text, findings = port_text(tmp_path, _MASK_MACRO)
-    assert text.count('#pragma push_macro("mask")\n#undef mask\n') == 1
-    assert text.count('#pragma pop_macro("mask")\n') == 1
-    assert text.index("#define mask") < text.index("push_macro") < text.index("MaskT mask") \
-        < text.index("pop_macro") < text.index("__global__ void votes")
+def test_helpers_are_immune_to_macros_named_like_ordinary_words(tmp_path, wave, where):
+    """Macros named ``mask``, ``T``, ``var``, ``width``, ``predicate`` above the helpers, in the
+    file or in a header it includes: the helpers' parameters are hipport_ names (as every block
+    the port inserts, tests/test_inserted_blocks.py), so no macro of the user's changes them, no
+    macro needs saving around them, and the kernel after them still uses its macros."""
+    text = _port_with_macros(tmp_path, where)
+    assert "push_macro" not in text
+    assert "hipport_warp32_ballot_sync(hipport_MaskT hipport_mask, int hipport_predicate)" in text
     assert "  const unsigned int b = hipport_warp32_ballot_sync(mask, in[threadIdx.x] > 0);\n" in text
     result = run(tmp_path / "fix" / "k.hip", wave)
     assert (result.returncode, result.stdout) == (0, "warp 0 ballot 0x294a5294 first -2\n"
@@ -494,8 +540,8 @@ def test_helpers_are_shielded_from_a_macro_named_like_their_parameters(tmp_path,
                                                       "Test PASSED\n")
 
 
-def test_shielded_helpers_compile_for_gfx90a_gfx1100_and_nvidia(toolchain, tmp_path):
-    port_text(tmp_path, _MASK_MACRO)
+def test_helpers_under_header_macros_compile_for_gfx90a_gfx1100_and_nvidia(toolchain, tmp_path):
+    _port_with_macros(tmp_path, "header")
     source = tmp_path / "fix" / "k.hip"
     toolchain.compile_amd(source, tmp_path / "k.o", ("gfx90a", "gfx1100"))
     assert toolchain.code_object_targets(tmp_path / "k.o") == [
