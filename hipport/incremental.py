@@ -178,7 +178,8 @@ def warp_digest(tree) -> str:
         return digest_json(None)
     blocked = sorted([list(key), reason] for key, reason in (tree.blocked or {}).items())
     logical_blocked = sorted([list(key), reason] for key, reason in tree.logical_blocked.items())
-    return digest_json([canonical(tree.constants), canonical(tree.functions), blocked,
+    return digest_json([canonical(tree.constants), canonical(tree.functions),
+                        canonical({path: sorted(homes) for path, homes in tree.compiled_with.items()}), blocked,
                         sorted(list(key) for key in tree.logical), logical_blocked, canonical(tree.host_reads)])
 
 

@@ -172,7 +172,7 @@ _LANE_NAMES = re.compile(r"threadIdx|blockDim|lane|warp", re.IGNORECASE)
 _LANE_LITERALS = re.compile(rb"(?<![A-Za-z0-9_.])(32|31|0[xX]1[fF]|5)(?![A-Za-z0-9_.])")
 _LANE_OPERATORS = {"32": {"%", "/", "<", ">=", "*"}, "31": {"&", "==", "<=", ">"}, "0x1f": {"&"}, "5": {">>", "<<"}}
 _LOOP_16 = re.compile(rb"(?<![A-Za-z0-9_.])16(?![A-Za-z0-9_.])")
-_WARP_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w*(?:WARP|[Ww]arp)\w*)[ \t]+(\(?32[uU]?\)?)[ \t]*(?://.*|/\*.*)?$",
+_WARP_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w*(?:WARP|[Ww]arp)\w*)[ \t]+(\(?32[uU]?\)?)[ \t]*(?://.*|/\*.*)?\r?$",
                           re.MULTILINE)
 _WARP_CONSTANT = re.compile(rb"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*)\s*=\s*32[uU]?\s*;")
 _WARP_ASSERT = re.compile(rb"static_assert\s*\([^;]*(?:WARP|[Ww]arp)[^;]*==\s*32\b[^;]*\)")
@@ -551,9 +551,9 @@ class _Scan:
                 calls.append((node, self.text(function).split("<")[0].split("::")[-1].strip()))
         if self.tree is not None:  # functions of this header other files call: one fate across the tree
             for name, same in definitions.items():
-                if self.tree.functions.get(name) == self.ctx.path:
+                if self.ctx.path in self.tree.functions.get(name, ()):
                     for node in same:
-                        self.links.append((node.start_byte, ("tree", "function", name)))
+                        self.links.append((node.start_byte, ("tree", "function", name, self.ctx.path)))
         for same in definitions.values():  # overloads and specializations share their fate
             for other in same[1:]:
                 self.links.append((same[0].start_byte, other.start_byte))
@@ -562,11 +562,11 @@ class _Scan:
             for callee in definitions.get(name, ()):
                 if caller is not None and callee.start_byte != caller.start_byte:
                     self.links.append((caller.start_byte, callee.start_byte))
-            shared = self.tree.functions.get(name) if self.tree is not None else None
+            shared = self.tree.function_home(self.ctx.path, name) if self.tree is not None else None
             if caller is not None and name not in definitions and shared is not None and shared != self.ctx.path:
                 # an item with nothing to rewrite: the caller is reported when the helper is left
                 self.add(_Item(caller.start_byte, call, None, name, {}, []))
-                self.links.append((caller.start_byte, ("tree", "function", name)))
+                self.links.append((caller.start_byte, ("tree", "function", name, shared)))
                 continue
             if caller is not None and name not in definitions and not name.startswith("__") and _WARP_HELPER.search(name):
                 self.add(_Item(caller.start_byte, call, None, name, {}, None,
@@ -717,16 +717,15 @@ class _Scan:
                 if node.type in ("comment", "string_content", "string_literal"):
                     continue
                 defined.setdefault(match.group(1).decode(), (what, match, node))
-        tree = self.tree.constants if self.tree is not None else {}
+        tree = self.tree.visible_constants(ctx.path) if self.tree is not None else {}
         for name, (what, match, node) in defined.items():
-            shared = tree.get(name)
-            self.constants[name] = ("tree", "constant", name) if shared is not None and shared[1] == ctx.path \
-                else ("constant", name)
-        # Warp-size constants a header of the tree defines (WarpTree): their uses here are
-        # rewritten with every other use in the tree, or none is.
+            own = self.tree is not None and ctx.path in [home for _what, home in self.tree.constants.get(name, ())]
+            self.constants[name] = ("tree", "constant", name, ctx.path) if own else ("constant", name)
+        # Warp-size constants a header compiled with this file defines (WarpTree): their uses
+        # here are rewritten with every other use in the tree, or none is.
         for name, (what, path) in tree.items():
             if name not in defined and path != ctx.path and name.encode() in source:
-                self.constants[name] = ("tree", "constant", name)
+                self.constants[name] = ("tree", "constant", name, path)
                 self.warp_constant(name, what, None, None)
         for name, (what, match, node) in defined.items():
             self.warp_constant(name, what, match, node)
@@ -1111,7 +1110,7 @@ class _Scan:
     # Decide and emit --------------------------------------------------------------------------
     def groups(self) -> list[tuple[list[_Item], set[tuple]]]:
         """The units of this file joined by their links: (items, tree keys) per group, where a
-        tree key (``("tree", "constant" | "function", name)``) is a name shared with other files."""
+        tree key (``("tree", "constant" | "function", name, header)``) is a name shared with other files."""
         return [(items, keys) for items, keys, _ in self.components()]
 
     def components(self, with_keys: frozenset = frozenset()) -> list[tuple[list[_Item], set[tuple], list[int]]]:
@@ -1306,7 +1305,7 @@ class _Scan:
 _MASK_CONSTANT = re.compile(
     rb"(?<![\w])(?:static\s+)?(?:constexpr|const)\s+(?:static\s+)?(?:__device__\s+)?"
     rb"(unsigned\s+int|unsigned|uint32_t|std::uint32_t)\s+(\w*(?:[Mm]ask|MASK)\w*)\s*=\s*([0-9A-Za-z~]+)\s*;")
-_MASK_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w*(?:[Mm]ask|MASK)\w*)[ \t]+\(?([0-9A-Za-z~]+)\)?[ \t]*(?://.*|/\*.*)?$",
+_MASK_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w*(?:[Mm]ask|MASK)\w*)[ \t]+\(?([0-9A-Za-z~]+)\)?[ \t]*(?://.*|/\*.*)?\r?$",
                           re.MULTILINE)
 _LAST_WARP = re.compile(rb"\bif\s*\(\s*([A-Za-z_][\w.]*)\s*<\s*32\s*\)")
 
@@ -2024,10 +2023,15 @@ class WarpTree:
     """The warp-size names a tree shares between files, and the tree-wide --fix decision on them.
 
     Attributes:
-        constants: warp-size constant name -> (``"macro"`` or ``"constant"``, the header that
-            defines it as 32): ``#define WARP_SIZE 32``, ``constexpr int kWarpSize = 32;``.
-        functions: device function name -> the header that defines it (``lane_id``, ``warp_sum``).
-        blocked: tree key (``("tree", "constant" | "function", name)``) -> why --fix must leave
+        constants: warp-size constant name -> (``"macro"`` or ``"constant"``, a header that
+            defines it as 32) for each such header: ``#define WARP_SIZE 32``,
+            ``constexpr int kWarpSize = 32;``.
+        functions: device function name -> the headers that define it (``lane_id``, ``warp_sum``).
+        compiled_with: file -> the files compiled with it in some translation unit (the files
+            including it and those they include, :func:`_compiled_with`), for the files that use
+            a shared name: a name links a file only to the definitions of those files, so two
+            programs of one tree, each with its own ``warp_sum``, are decided apart.
+        blocked: tree key (``("tree", "constant" | "function", name, header)``) -> why --fix must leave
             every unit that uses it, in any file, as 32-wide code (not widened); a key not in it
             is widened with all its users. None while the tree is being collected.
         logical: the blocked keys whose units, in every file, run as 32-lane logical warps
@@ -2041,13 +2045,32 @@ class WarpTree:
             warps are declined in that file.
     """
 
-    constants: dict[str, tuple[str, str]]
-    functions: dict[str, str]
+    constants: dict[str, list[tuple[str, str]]]
+    functions: dict[str, list[str]]
+    compiled_with: dict[str, frozenset[str]] = field(default_factory=dict)
     blocked: dict[tuple, str] | None = None
     logical: frozenset = frozenset()
     logical_blocked: dict[tuple, str] = field(default_factory=dict)
     warp_keys: frozenset = frozenset()
     host_reads: dict[str, list[str]] = field(default_factory=dict)
+
+    def _sees(self, path: str, home: str) -> bool:
+        return home == path or home in self.compiled_with.get(path, ())
+
+    def function_home(self, path: str, name: str) -> str | None:
+        """The header defining device function ``name`` that file ``path`` is compiled with
+        (the first by path when several are: the tree pass blocks such a name), or None."""
+        return next((home for home in sorted(self.functions.get(name, ())) if self._sees(path, home)), None)
+
+    def visible_constants(self, path: str) -> dict[str, tuple[str, str]]:
+        """The warp-size constants of the headers file ``path`` is compiled with: name ->
+        (``"macro"`` or ``"constant"``, the header)."""
+        found = {}
+        for name, homes in self.constants.items():
+            home = next((entry for entry in sorted(homes, key=lambda e: e[1]) if self._sees(path, entry[1])), None)
+            if home is not None:
+                found[name] = home
+        return found
 
 
 class _TreeContext:
@@ -2078,7 +2101,21 @@ class _TreeContext:
 
 
 def _describe(key: tuple) -> str:
+    """``("tree", kind, name, header)`` in words: ``the function warp_sum``."""
     return f"the warp-size constant {key[2]}" if key[1] == "constant" else f"the function {key[2]}"
+
+
+def _compiled_with(reach: dict[str, set[str]]) -> dict[str, set[str]]:
+    """For each file, the files compiled with it in some translation unit: for every file ``u``
+    (a unit, or a header on its own) that is ``u`` or reaches it, ``u`` and all ``u`` reaches
+    (``reach``: :func:`hipport.cmake.reached_files`). A header's name is shared only with
+    these files: a header of one program never links another program's files to it."""
+    together: dict[str, set[str]] = {}
+    for unit, reached in reach.items():
+        group = {unit, *reached}
+        for member in group:
+            together.setdefault(member, set()).update(group)
+    return together
 
 
 def _project_of(path: str, build_dirs: frozenset[str]) -> str:
@@ -2090,7 +2127,8 @@ def _project_of(path: str, build_dirs: frozenset[str]) -> str:
     return folder
 
 
-def _host_reads_by_file(sources: list[tuple[str, bytes]], parser, build_dirs: frozenset[str] | None) -> dict[str, list[str]]:
+def _host_reads_by_file(sources: list[tuple[str, bytes]], parser, build_dirs: frozenset[str] | None,
+                        reach: dict[str, set[str]] | None = None) -> dict[str, list[str]]:
     """For each file of the tree, the reads of the device's warp size (``path:line``) that may
     size its launches or buffers: those of a file of the same program (the same nearest build
     file folder, :func:`_project_of`; the whole tree without build files) and of a file it
@@ -2102,7 +2140,7 @@ def _host_reads_by_file(sources: list[tuple[str, bytes]], parser, build_dirs: fr
     if not reads:
         return {}
     dirs = build_dirs if build_dirs is not None else frozenset()
-    reach = reached_files(dict(sources))
+    reach = reach if reach is not None else reached_files(dict(sources))
     result: dict[str, list[str]] = {}
     for path, _ in sources:
         project = _project_of(path, dirs)
@@ -2140,11 +2178,11 @@ def warp_tree(sources, parser, masks: MaskNames | None = None,
     """
     sources = list(sources)
     files = TreeSources(dict(sources))
-    host_reads = _host_reads_by_file(sources, parser, build_dirs)
-    constants: dict[str, tuple[str, str]] = {}
-    functions: dict[str, str] = {}
-    twice: set[str] = set()
-    bodies: dict[str, list[bytes]] = {}  # device function of a header -> its definitions' text
+    reach = reached_files(dict(sources))
+    host_reads = _host_reads_by_file(sources, parser, build_dirs, reach)
+    constants: dict[str, list[tuple[str, str]]] = {}
+    functions: dict[str, list[str]] = {}
+    bodies: dict[tuple[str, str], list[bytes]] = {}  # (device function, its header) -> its definitions' text
     parsed: dict[str, tree_sitter.Node] = {}
     for path, source in sources:
         if not path.lower().endswith(_HEADER_SUFFIXES):
@@ -2165,37 +2203,54 @@ def warp_tree(sources, parser, masks: MaskNames | None = None,
                 node = ctx.node_at(match.start(1), match.end(1))
                 if node.type in ("comment", "string_content", "string_literal") or scan.function_of(node) is not None:
                     continue
-                if name in constants and constants[name][1] != path:
-                    twice.add(name)
-                constants.setdefault(name, (what, path))
+                if all(home != path for _what, home in constants.get(name, ())):
+                    constants.setdefault(name, []).append((what, path))
         for node in _query(_DEFINITIONS, root) if device else ():
             if scan.is_device(node):
                 name = scan.function_name(node).split("::")[-1]
-                if name in functions and functions[name] != path:
-                    twice.add(name)
-                functions.setdefault(name, path)
-                bodies.setdefault(name, []).append(source[node.start_byte:node.end_byte])
-    # Only names another file of the tree uses are shared: a header used by no other file here
-    # keeps the rule of a lone header (the files including it, elsewhere, decide).
-    def used_elsewhere(name: str, home: str) -> bool:
+                if path not in functions.setdefault(name, []):
+                    functions[name].append(path)
+                bodies.setdefault((name, path), []).append(source[node.start_byte:node.end_byte])
+    together = _compiled_with(reach)
+    # Only names another file compiled with the header uses are shared: a header used by no
+    # other file here keeps the rule of a lone header (the files including it, elsewhere, decide).
+    def users(name: str, home: str) -> list[str]:
         word = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])")
-        return any(path != home and name.encode() in source and word.search(source) for path, source in sources)
+        return [path for path, source in sources if path != home and home in together.get(path, ())
+                and name.encode() in source and word.search(source)]
 
-    constants = {name: entry for name, entry in constants.items() if used_elsewhere(name, entry[1])}
-    functions = {name: home for name, home in functions.items() if used_elsewhere(name, home)}
+    constants = {name: kept for name, homes in constants.items()
+                 if (kept := [(what, home) for what, home in homes if users(name, home)])}
+    functions = {name: kept for name, homes in functions.items() if (kept := [home for home in homes if users(name, home)])}
     if not constants and not functions:
         # no name is shared; a read of the device's warp size still declines logical warps everywhere
-        return WarpTree({}, {}, {}, host_reads=host_reads) if host_reads else None
-    tree = WarpTree(constants, functions, host_reads=host_reads)
-    names = [n.encode() for n in (*constants, *functions)]
-    every_key = frozenset([*(("tree", "constant", n) for n in constants), *(("tree", "function", n) for n in functions)])
+        return WarpTree({}, {}, host_reads=host_reads) if host_reads else None
+    names = sorted({n.encode() for n in (*constants, *functions)})
+    using = [path for path, source in sources if any(n in source for n in names)]
+    homes = {home for entries in constants.values() for _what, home in entries} | \
+        {home for entries in functions.values() for home in entries}
+    tree = WarpTree(constants, functions, {path: frozenset(together.get(path, ())) & homes for path in using},
+                    host_reads=host_reads)
+    every_key = frozenset([*(("tree", "constant", n, home) for n, entries in constants.items() for _w, home in entries),
+                           *(("tree", "function", n, home) for n, entries in functions.items() for home in entries)])
     tree.warp_keys = _warp_keys(constants, functions, bodies)
+    # A name two headers compiled into one file define: --fix cannot tell which definition it uses.
+    twice: dict[tuple, str] = {}
+    for path in using:
+        for kind, table in (("constant", {n: [h for _w, h in e] for n, e in constants.items()}), ("function", functions)):
+            for name, entries in table.items():
+                seen = sorted(home for home in entries if tree._sees(path, home))
+                if len(seen) > 1:
+                    for home in seen:
+                        twice.setdefault(("tree", kind, name, home), f"{_describe(('tree', kind, name, home))} is defined "
+                                         f"in more than one header compiled with {path} ({', '.join(seen)}), so --fix "
+                                         "cannot tell which definition a file uses")
     # Every file using one of the names: its groups, each with the tree keys it touches.
     groups: list[tuple[str, set[tuple], tuple[str, int, str] | None]] = []
     logical_reasons: list[tuple[str, set[tuple], str]] = []  # groups that cannot run as logical warps
-    for path, source in sources:
-        if not any(n in source for n in names):
-            continue
+    by_path = dict(sources)
+    for path in using:
+        source = by_path[path]
         root = parsed.get(path) or parser.parse(source).root_node
         ctx = _TreeContext(path, source, root, files)
         scan = _Scan(ctx, True, tree, masks)
@@ -2216,11 +2271,8 @@ def warp_tree(sources, parser, masks: MaskNames | None = None,
         for key in rest:
             parent[find(key)] = find(first)
     reasons: dict[tuple, str] = {}
-    for name in sorted(twice):
-        for kind in ("constant", "function"):
-            key = ("tree", kind, name)
-            reasons.setdefault(find(key), f"{_describe(key)} is defined in more than one header, so --fix cannot tell "
-                                          "which definition a file uses")
+    for key, reason in sorted(twice.items()):
+        reasons.setdefault(find(key), reason)
     for path, keys, blocker in sorted(groups, key=lambda g: (g[0], g[2][1] if g[2] else 0)):
         if blocker is not None:
             where, line, reason = blocker
@@ -2246,23 +2298,28 @@ def warp_tree(sources, parser, masks: MaskNames | None = None,
     return tree
 
 
-def _warp_keys(constants: dict, functions: dict[str, str], bodies: dict[str, list[bytes]]) -> frozenset:
+def _warp_keys(constants: dict[str, list[tuple[str, str]]], functions: dict[str, list[str]],
+               bodies: dict[tuple[str, str], list[bytes]]) -> frozenset:
     """The tree keys that carry a warp width between files: every warp-size constant, and each
     header device function whose text has warp content (a warp intrinsic, ``warpSize``, a
-    warp-size constant of the tree, a lane register of inline PTX) or calls one that has."""
+    warp-size constant of the tree, a lane register of inline PTX) or calls one that has.
+    ``bodies``: (function, its header) -> the text of its definitions there."""
     names = [re.escape(n.encode()) for n in constants]
     content = re.compile(rb"(?<![A-Za-z0-9_])(?:" + b"|".join([*names, rb"__shfl\w*", rb"__ballot\w*", rb"__any\w*",
                          rb"__all\w*", rb"__activemask", rb"__match_\w+", rb"__reduce_\w+", rb"__lane_id", rb"warpSize",
                          rb"__syncwarp", rb"cooperative_groups", rb"cg::"]) + rb")(?![A-Za-z0-9_])|%laneid|%lanemask")
-    warp = {name for name, texts in bodies.items() if name in functions and any(content.search(t) for t in texts)}
+    shared = {(name, home) for name, homes in functions.items() for home in homes}
+    warp = {key for key, texts in bodies.items() if key in shared and any(content.search(t) for t in texts)}
     changed = True
     while changed:  # a helper calling a warp helper carries its width too
         changed = False
-        for name, texts in bodies.items():
-            if name in warp or name not in functions:
+        warp_names = {name for name, _home in warp}
+        for key, texts in bodies.items():
+            if key in warp or key not in shared:
                 continue
             if any(re.search(rb"(?<![A-Za-z0-9_])" + re.escape(other.encode()) + rb"\s*\(", t) for t in texts
-                   for other in warp):
-                warp.add(name)
+                   for other in warp_names):
+                warp.add(key)
                 changed = True
-    return frozenset([*(("tree", "constant", n) for n in constants), *(("tree", "function", n) for n in warp)])
+    return frozenset([*(("tree", "constant", n, home) for n, entries in constants.items() for _what, home in entries),
+                      *(("tree", "function", name, home) for name, home in warp)])

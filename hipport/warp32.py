@@ -119,46 +119,46 @@ _HELPERS: dict[str, tuple[tuple[str, ...], bytes]] = {
         b"}{nl}")),
     "hipport_warp32_shfl_sync": ((), (
         b"template <typename hipport_MaskT, typename hipport_T>{nl}"
-        b"__device__ inline hipport_T hipport_warp32_shfl_sync(hipport_MaskT hipport_mask, hipport_T hipport_var, int hipport_src_lane, int hipport_width = 32) {{nl}"
+        b"__device__ inline hipport_T hipport_warp32_shfl_sync(hipport_MaskT hipport_mask, hipport_T hipport_var, int hipport_src_lane, int hipport_width = 32{site}) {{nl}"
         b"  (void)hipport_mask;{nl}"
-        b"  return __shfl(hipport_var, hipport_src_lane, hipport_width < 32 ? hipport_width : 32);{nl}"
+        b"  return __shfl(hipport_var, hipport_src_lane, hipport_width < 32 ? hipport_width : 32{at});{nl}"
         b"}{nl}")),
     "hipport_warp32_shfl_up_sync": ((), (
         b"template <typename hipport_MaskT, typename hipport_T>{nl}"
-        b"__device__ inline hipport_T hipport_warp32_shfl_up_sync(hipport_MaskT hipport_mask, hipport_T hipport_var, unsigned int hipport_delta, int hipport_width = 32) {{nl}"
+        b"__device__ inline hipport_T hipport_warp32_shfl_up_sync(hipport_MaskT hipport_mask, hipport_T hipport_var, unsigned int hipport_delta, int hipport_width = 32{site}) {{nl}"
         b"  (void)hipport_mask;{nl}"
-        b"  return __shfl_up(hipport_var, hipport_delta & 31u, hipport_width < 32 ? hipport_width : 32);{nl}"
+        b"  return __shfl_up(hipport_var, hipport_delta & 31u, hipport_width < 32 ? hipport_width : 32{at});{nl}"
         b"}{nl}")),
     "hipport_warp32_shfl_down_sync": ((), (
         b"template <typename hipport_MaskT, typename hipport_T>{nl}"
-        b"__device__ inline hipport_T hipport_warp32_shfl_down_sync(hipport_MaskT hipport_mask, hipport_T hipport_var, unsigned int hipport_delta, int hipport_width = 32) {{nl}"
+        b"__device__ inline hipport_T hipport_warp32_shfl_down_sync(hipport_MaskT hipport_mask, hipport_T hipport_var, unsigned int hipport_delta, int hipport_width = 32{site}) {{nl}"
         b"  (void)hipport_mask;{nl}"
-        b"  return __shfl_down(hipport_var, hipport_delta & 31u, hipport_width < 32 ? hipport_width : 32);{nl}"
+        b"  return __shfl_down(hipport_var, hipport_delta & 31u, hipport_width < 32 ? hipport_width : 32{at});{nl}"
         b"}{nl}")),
     "hipport_warp32_shfl_xor_sync": ((), (
         b"template <typename hipport_MaskT, typename hipport_T>{nl}"
-        b"__device__ inline hipport_T hipport_warp32_shfl_xor_sync(hipport_MaskT hipport_mask, hipport_T hipport_var, int hipport_lane_mask, int hipport_width = 32) {{nl}"
+        b"__device__ inline hipport_T hipport_warp32_shfl_xor_sync(hipport_MaskT hipport_mask, hipport_T hipport_var, int hipport_lane_mask, int hipport_width = 32{site}) {{nl}"
         b"  (void)hipport_mask;{nl}"
-        b"  return __shfl_xor(hipport_var, hipport_lane_mask & 31, hipport_width < 32 ? hipport_width : 32);{nl}"
+        b"  return __shfl_xor(hipport_var, hipport_lane_mask & 31, hipport_width < 32 ? hipport_width : 32{at});{nl}"
         b"}{nl}")),
     "hipport_warp32_ballot_sync": (("hipport_warp32_half",), (
         b"template <typename hipport_MaskT>{nl}"
-        b"__device__ inline unsigned int hipport_warp32_ballot_sync(hipport_MaskT hipport_mask, int hipport_predicate) {{nl}"
-        b"  return hipport_warp32_half(__ballot(hipport_predicate)) & (unsigned int)hipport_mask;{nl}"
+        b"__device__ inline unsigned int hipport_warp32_ballot_sync(hipport_MaskT hipport_mask, int hipport_predicate{site}) {{nl}"
+        b"  return hipport_warp32_half(__ballot(hipport_predicate{at})) & (unsigned int)hipport_mask;{nl}"
         b"}{nl}")),
     "hipport_warp32_any_sync": (("hipport_warp32_ballot_sync",), (
         b"template <typename hipport_MaskT>{nl}"
-        b"__device__ inline int hipport_warp32_any_sync(hipport_MaskT hipport_mask, int hipport_predicate) {{nl}"
-        b"  return hipport_warp32_ballot_sync(hipport_mask, hipport_predicate) != 0u;{nl}"
+        b"__device__ inline int hipport_warp32_any_sync(hipport_MaskT hipport_mask, int hipport_predicate{site}) {{nl}"
+        b"  return hipport_warp32_ballot_sync(hipport_mask, hipport_predicate{at}) != 0u;{nl}"
         b"}{nl}")),
     "hipport_warp32_all_sync": (("hipport_warp32_ballot_sync",), (
         b"template <typename hipport_MaskT>{nl}"
-        b"__device__ inline int hipport_warp32_all_sync(hipport_MaskT hipport_mask, int hipport_predicate) {{nl}"
-        b"  return hipport_warp32_ballot_sync(hipport_mask, hipport_predicate) == hipport_warp32_ballot_sync(hipport_mask, 1);{nl}"
+        b"__device__ inline int hipport_warp32_all_sync(hipport_MaskT hipport_mask, int hipport_predicate{site}) {{nl}"
+        b"  return hipport_warp32_ballot_sync(hipport_mask, hipport_predicate{at}) == hipport_warp32_ballot_sync(hipport_mask, 1{at});{nl}"
         b"}{nl}")),
     "hipport_warp32_activemask": (("hipport_warp32_half",), (
-        b"__device__ inline unsigned int hipport_warp32_activemask() {{nl}"
-        b"  return hipport_warp32_half(__ballot(1));{nl}"
+        b"__device__ inline unsigned int hipport_warp32_activemask({site_only}) {{nl}"
+        b"  return hipport_warp32_half(__ballot(1{at}));{nl}"
         b"}{nl}")),
     "hipport_warp32_match_any_sync": (("hipport_warp32_half",), (
         b"template <typename hipport_MaskT, typename hipport_T>{nl}"
@@ -174,6 +174,32 @@ _HELPERS: dict[str, tuple[tuple[str, ...], bytes]] = {
         b"}{nl}")),
 }
 _CUDA_NAME = {helper: cuda for cuda, helper in RENAMES.items()}
+#: The emulator's call-site parameters (hipport/emulator/include/hipemu/device.h HIPEMU_SITE /
+#: HIPEMU_AT): each wavefront operation of the emulator takes its caller's file and line.
+_EMULATOR_SITE = {b"{site}": b", HIPEMU_SITE", b"{site_only}": b"HIPEMU_SITE", b"{at}": b", HIPEMU_AT"}
+
+
+def _render(text: bytes, newline: bytes, emulator: bool = False) -> bytes:
+    """``text`` of :data:`_HELPERS` with ``{nl}`` the line ending and the call-site placeholders
+    dropped (a port) or made the emulator's (``emulator``, :func:`with_call_sites`)."""
+    for placeholder, site in _EMULATOR_SITE.items():
+        text = text.replace(placeholder, site if emulator else b"")
+    return text.replace(b"{nl}", newline)
+
+
+def with_call_sites(source: bytes) -> bytes:
+    """``source`` (a ported file) with each logical-warp helper definition that
+    :func:`helpers_block` wrote, as written, given the emulator's call-site parameters, so that
+    the emulator's wavefront operations (their checks, and its messages) name the user's call of
+    the helper, not a line inside it. The lines stay where they are. Text that is not exactly a
+    helper's definition (edited by hand) is left as it is."""
+    if HELPER_PREFIX.encode() not in source:
+        return source
+    newline = b"\r\n" if b"\r\n" in source else b"\n"
+    for _needs, text in _HELPERS.values():
+        if b"{at}" in text or b"{site" in text:
+            source = source.replace(_render(text, newline), _render(text, newline, emulator=True))
+    return source
 
 
 def _guard(name: str) -> bytes:
@@ -256,7 +282,7 @@ def helpers_block(used: set[str], newline: bytes = b"\n") -> bytes:
         else:  # used by the AMD definitions only
             parts.append(_AMD_CONDITION + _HELPERS[name][1] + b"#endif{nl}")
         parts.append(b"#endif{nl}")
-    return b"".join(parts).replace(b"{nl}", newline)
+    return _render(b"".join(parts), newline)
 
 
 def host_warp_size_reads(source: bytes, root: tree_sitter.Node) -> list[int]:

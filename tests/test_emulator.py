@@ -190,6 +190,17 @@ def test_sync_mask_that_names_absent_lanes_traps_at_wave64_only(host_compiler, c
     assert (release.returncode, release.stdout) == (0, "ballot_sync: 55555555 55555555\n")
 
 
+def test_the_same_program_in_another_folder_is_built_again_and_named_there(host_compiler, tmp_path, monkeypatch):
+    """The default build cache: a copy of the same program in another folder is another build,
+    so the trap message names the copy that ran (once it named the folder built first)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        shutil.copy(FIXTURES / "sync_mask.hip", tmp_path / folder / "prog.hip")
+        result = emulator.execute(tmp_path / folder / "prog.hip", 64)
+        assert f"__ballot_sync at {tmp_path / folder / 'prog.hip'}:9: mask 0xffffffff" in result.stderr, result.stderr
+
+
 def test_a_32_bit_mask_stops_the_build_as_in_hip(host_compiler, cache_dir):
     with pytest.raises(emulator.EmulatorError) as error:
         _run(FIXTURES / "mask32.hip", 64, cache_dir)
@@ -271,6 +282,36 @@ def test_cli_emulate_runs_and_refuses(host_compiler, cache_dir, tmp_path):
     assert "unsupported.hip:17: hipMallocArray is not supported by the hipport emulator" in refused.output
     bad = runner.invoke(main, ["emulate", str(FIXTURES / "sync_mask.hip"), "--wave", "16"])
     assert bad.exit_code == 2 and "'16' is not one of '64', '32'" in bad.output
+
+
+def test_an_unconverted_cuda_tree_is_refused_naming_its_cuda_include(tmp_path):
+    """The CUDA sources themselves given to ``emulate``: one clear error naming the first CUDA
+    header include (which no convert output has), not the host compiler's errors; the tree's own
+    ``cuda.h`` is its own header, not CUDA's."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.cu").write_text('#include "cuda.h"\n__global__ void k() {}\nint main() { k<<<1, 1>>>(); }\n')
+    (src / "cuda.h").write_text("#pragma once\n")
+    (src / "b.cu").write_text("#include <cstdio>\n\n#  include <cuda_runtime.h>\nvoid f() {}\n")
+    result = CliRunner().invoke(main, ["emulate", str(src), "--wave", "64"])
+    assert result.exit_code == 2
+    assert result.output == (f"Error: {src / 'b.cu'}:3: includes <cuda_runtime.h>, a CUDA header: this is CUDA "
+                             f"source, not a hipport port; convert it first (hipport convert {src} -o OUT, or with "
+                             "--compat), then run hipport emulate OUT\n")
+
+
+def test_build_folders_inside_the_program_are_not_part_of_it(host_compiler, tmp_path):
+    """--build-dir inside the port: the build's rewritten copy (``src/``) is not taken for the
+    program's own files by the next build, with the same or another build folder (once it was,
+    and the link failed with two ``main``)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    shutil.copy(FIXTURES / "sync_mask.hip", out / "prog.hip")
+    runner = CliRunner()
+    for wave, folder in (("64", "emu"), ("32", "emu"), ("32", "emu2")):
+        result = runner.invoke(main, ["emulate", str(out), "--wave", wave, "--build-dir", str(out / folder)])
+        assert (result.exit_code, result.output.strip()) == (0, str(out / folder / "program")), result.output
+    assert (out / "emu" / "src" / "prog.hip").exists() and (out / "emu" / ".hipport-emulator-build").exists()
 
 
 def test_the_users_files_are_not_modified(host_compiler, cache_dir, tmp_path):

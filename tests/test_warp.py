@@ -1029,3 +1029,18 @@ def test_header_warp_size_define_is_fixed_with_its_uses_in_other_files(tmp_path)
     assert "for (int w = 0; w < (blockDim.x + WARP_SIZE - 1) / WARP_SIZE; ++w)" in kernel
     assert [f"{f.path}:{f.line} {f.rule_id}" for f in report.findings if f.rule_id.startswith("HP11")] == [
         "k.cu:3 HP1107", "k.cu:8 HP1107", "w.cuh:2 HP1107", "w.cuh:4 HP1101"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fixture_with_crlf_line_endings_is_fixed_the_same(case, tmp_path):
+    """Each warp fixture with Windows line endings: --fix writes fixed.hip with CRLF endings and
+    reports the same findings (once a ``#define FULL_MASK 0xffffffffu`` or ``#define WARP_SIZE
+    32`` ending in CR was not seen, and the unit was not widened)."""
+    source = tmp_path / "original.cu"
+    source.write_bytes((FIXTURES / case / "original.cu").read_bytes().replace(b"\n", b"\r\n"))
+    out = tmp_path / "fix"
+    report = convert_tree(source, out, ConvertOptions(fix=True)).report
+    assert (out / "original.hip").read_bytes() == (FIXTURES / case / "fixed.hip").read_bytes().replace(b"\n", b"\r\n")
+    _, findings = convert_fixture(case, tmp_path, fix=True)
+    assert [f"{f.line}:{f.column} {f.rule_id} {f.message}" for f in report.findings if f.rule_id.startswith("HP11")] \
+        == findings

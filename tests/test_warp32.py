@@ -379,6 +379,53 @@ def test_cooperative_groups_in_one_file_decline_logical_warps_across_the_tree(tm
                 and p.suffix in (".hip", ".cuh")]
 
 
+def _two_programs(tmp_path: Path, second_header: bool = False) -> list[str]:
+    """Two programs of one tree (HeCBench's layout), each with its own w.cuh defining
+    kWarpSize, lane_id and keep; the second's kernel also uses cooperative groups. With
+    ``second_header`` the first program's a.cu includes the second's header too. Returns the
+    HP1111/HP1116 findings as ``path:line id``."""
+    src = tmp_path / "src"
+    for program in ("one", "two"):
+        (src / program).mkdir(parents=True)
+        (src / program / "Makefile").write_text("all:\n\tnvcc a.cu b.cu\n")
+        (src / program / "w.cuh").write_text(_TREE_HEADER)
+        (src / program / "a.cu").write_text(
+            '#include "w.cuh"\n' + ('#include "../two/w.cuh"\n' if second_header and program == "one" else "")
+            + "__global__ void mark(const int* in, unsigned int* bits) "
+            "{ keep(in[threadIdx.x] > 0, bits + threadIdx.x / kWarpSize + lane_id()); }\n")
+    (src / "one" / "b.cu").write_text(_TREE_USER.format(before="", extra=""))
+    (src / "two" / "b.cu").write_text(_TREE_USER.format(
+        before="#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n",
+        extra="  cg::this_thread_block().sync();\n"))
+    report = convert_tree(src, tmp_path / "out", ConvertOptions(fix=True)).report
+    return [f"{f.path}:{f.line} {f.rule_id}" for f in report.findings if f.rule_id in ("HP1111", "HP1116")]
+
+
+def test_two_programs_with_the_same_header_names_are_decided_apart(tmp_path):
+    """Names a header shares link only the files compiled with it: program two's cooperative
+    groups decline logical warps in program two only, and program one's files (the same names
+    in its own header) run as logical warps (once both were joined by name across the tree,
+    HeCBench atomicAggregate and bscan by adamw's header)."""
+    findings = _two_programs(tmp_path)
+    assert findings == ["one/a.cu:2 HP1116", "one/b.cu:2 HP1116", "one/w.cuh:3 HP1116", "one/w.cuh:4 HP1116",
+                        "two/a.cu:2 HP1111", "two/b.cu:4 HP1111", "two/w.cuh:2 HP1111", "two/w.cuh:3 HP1111",
+                        "two/w.cuh:4 HP1111"]
+
+
+def test_a_name_two_headers_of_one_translation_unit_define_is_not_widened(tmp_path):
+    """one/a.cu includes both programs' w.cuh (kWarpSize twice): --fix cannot tell which
+    definition a use means, so it does not widen kWarpSize's users; program one still runs as
+    logical warps (which keep kWarpSize as written), and HP1116 names the two headers."""
+    findings = _two_programs(tmp_path, second_header=True)
+    assert findings == ["one/a.cu:3 HP1116", "one/b.cu:2 HP1116", "one/w.cuh:3 HP1116", "one/w.cuh:4 HP1116",
+                        "two/a.cu:2 HP1111", "two/b.cu:4 HP1111", "two/w.cuh:2 HP1111", "two/w.cuh:3 HP1111",
+                        "two/w.cuh:4 HP1111"]
+    report = (tmp_path / "out" / "hipport-report.md").read_text()
+    assert ("it was not widened because the warp-size constant kWarpSize is defined in more than one header compiled "
+            "with one/a.cu (one/w.cuh, two/w.cuh), so --fix cannot tell which definition a file uses") \
+        in report.replace("`", "")
+
+
 def test_a_read_of_the_warp_size_declines_only_its_own_program(tmp_path):
     """A tree of two programs (each folder with its CMakeLists.txt, as in cuda-samples): query/
     prints prop.warpSize, votes/ runs as logical warps all the same; a file of the same program,
@@ -547,3 +594,45 @@ def test_helpers_under_header_macros_compile_for_gfx90a_gfx1100_and_nvidia(toolc
     assert toolchain.code_object_targets(tmp_path / "k.o") == [
         "hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
     toolchain.compile_nvidia(source, tmp_path / "k-nvidia", link=True)
+
+
+_DIVERGENT_HALVES = """\
+#include <cstdio>
+#include <cuda_runtime.h>
+__global__ void k(int* out) {
+  int v = threadIdx.x;
+  if ((threadIdx.x / 32) % 2 == 0) {
+    v = __shfl_sync(0xffffffff, v, 3);
+  } else {
+    v = __shfl_down_sync(0xffffffff, v, 1);
+  }
+  if (threadIdx.x % 32 == 0) out[threadIdx.x / 32] = 31 - (threadIdx.x % 32) + v;
+}
+int main() {
+  int* d;
+  cudaMalloc(&d, 2 * sizeof(int));
+  k<<<1, 64>>>(d);
+  int h[2];
+  cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost);
+  printf("%d %d\\n", h[0], h[1]);
+  return 0;
+}
+"""
+
+
+def test_emulator_messages_name_the_users_call_of_a_helper_not_the_helper(tmp_path):
+    """The two 32-lane halves of a wavefront at two different shuffles (logical warps): the
+    emulator stops the run naming the user's two calls (hipport.warp32.with_call_sites), not two
+    lines inside the helpers; at width 32 the program runs (each wavefront is one warp)."""
+    text, _findings = port_text(tmp_path, _DIVERGENT_HALVES)
+    path = tmp_path / "fix" / "k.hip"
+    lines = text.splitlines()
+    first = next(n for n, line in enumerate(lines, 1) if "= hipport_warp32_shfl_sync(" in line)
+    second = next(n for n, line in enumerate(lines, 1) if "= hipport_warp32_shfl_down_sync(" in line)
+    result = run(path, 64)
+    assert result.returncode != 0
+    assert (f"lanes of one wavefront wait at two different wavefront operations: __shfl at {path}:{first} "
+            f"and __shfl_down at {path}:{second}; the emulator cannot order divergent wavefront operations") \
+        in result.stderr
+    narrow = run(path, 32)
+    assert (narrow.returncode, narrow.stdout) == (0, "34 64\n")

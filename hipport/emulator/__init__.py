@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -64,10 +65,22 @@ def find_compiler(preferred: str | None = None) -> str:
     raise EmulatorError("no host C++ compiler found (tried " + ", ".join(COMPILERS) + "; set HIPPORT_EMULATOR_CXX)")
 
 
-def _program_files(root: Path) -> list[Path]:
-    """Sources and headers under ``root`` (relative paths), build and CMake folders left out."""
+#: Files of an emulator build folder (:func:`build`): the marker, written before anything else
+#: there, and the stamp of a finished build; a folder holding one is a build, never the program's.
+BUILD_MARKER, BUILD_STAMP = ".hipport-emulator-build", "built.sha256"
+
+
+def _program_files(root: Path, build_dir: Path | None = None) -> list[Path]:
+    """Sources and headers under ``root`` (relative paths), build and CMake folders left out, and
+    so are ``build_dir`` and any other emulator build folder placed inside the program (one holding
+    :data:`BUILD_MARKER` or :data:`BUILD_STAMP`: its ``src/`` is a rewritten copy of a program)."""
     found = []
+    skip = build_dir.resolve() if build_dir is not None else None
     for dirpath, dirnames, filenames in os.walk(root):
+        in_build = BUILD_STAMP in filenames or BUILD_MARKER in filenames
+        if dirpath != str(root) and (in_build or (skip is not None and Path(dirpath).resolve() == skip)):
+            dirnames[:] = []
+            continue
         dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith((".", "build")))
         for name in sorted(filenames):
             if name.endswith(SOURCE_SUFFIXES + HEADER_SUFFIXES):
@@ -86,6 +99,27 @@ def _summarise(refusals: list[Refusal]) -> list[str]:
         else:
             first[key] = refusal
     return [str(r) + (f" (and {more[k]} more)" if more.get(k) else "") for k, r in first.items()]
+
+
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
+
+
+def _cuda_include(root: Path, files: dict[Path, bytes]) -> str | None:
+    """``"path:line: includes <cuda_runtime.h>, a CUDA header"`` for the first file that includes
+    a CUDA header hipport maps to a HIP one (rules/*.yaml ``headers``), which no ``convert``
+    output includes (a ``--compat`` tree is told apart by its ``hipport_compat.h``); None when
+    none does. A header of that name in the program's own tree is the program's, not CUDA's."""
+    from ..rules import default_rules
+
+    mapped = default_rules().headers
+    own = {rel.as_posix() for rel in files} | {rel.name for rel in files}
+    for rel in sorted(files):
+        for match in _INCLUDE.finditer(files[rel]):
+            name = match.group(1).decode("utf-8", "replace").strip()
+            if name in mapped and name not in own:
+                line = files[rel].count(b"\n", 0, match.start()) + 1
+                return f"{root / rel}:{line}: includes <{name}>, a CUDA header"
+    return None
 
 
 def _default_cache() -> Path:
@@ -125,14 +159,15 @@ def build(path: str | os.PathLike, wave: int = 64, *, build_dir: str | os.PathLi
     source = Path(path)
     if not source.exists():
         raise EmulatorError(f"{source}: no such file or folder")
-    root, files = (source.parent, [Path(source.name)]) if source.is_file() else (source, _program_files(source))
+    build_path = Path(build_dir) if build_dir else None
+    root, files = (source.parent, [Path(source.name)]) if source.is_file() else (source, _program_files(source, build_path))
     if source.is_file() and not source.name.endswith(SOURCE_SUFFIXES):
         raise EmulatorError(f"{source}: not a source file ({', '.join(SOURCE_SUFFIXES)})")
     units = [f for f in files if f.name.endswith(SOURCE_SUFFIXES)]
     if not units:
         raise EmulatorError(f"{source}: no translation unit ({', '.join(SOURCE_SUFFIXES)}) found")
     if source.is_file():  # headers next to a single file may be included by it
-        files = [Path(source.name)] + [f for f in _program_files(root) if f.name.endswith(HEADER_SUFFIXES)]
+        files = [Path(source.name)] + [f for f in _program_files(root, build_path) if f.name.endswith(HEADER_SUFFIXES)]
 
     started = time.perf_counter()
     rewritten: dict[Path, bytes] = {}
@@ -149,6 +184,12 @@ def build(path: str | os.PathLike, wave: int = 64, *, build_dir: str | os.PathLi
     refusals = [r for r in refusals if not (r.name and r.name in defined)]
     if refusals:
         raise EmulatorError("the hipport emulator cannot build this program:\n  " + "\n  ".join(_summarise(refusals)))
+    from ..compat import COMPAT_HEADER
+    if not (source.is_dir() and Path(COMPAT_HEADER) in rewritten):
+        cuda = _cuda_include(root, rewritten)
+        if cuda is not None:
+            raise EmulatorError(f"{cuda}: this is CUDA source, not a hipport port; convert it first "
+                                f"(hipport convert {source} -o OUT, or with --compat), then run hipport emulate OUT")
 
     cxx = find_compiler(compiler)
     flags = [f"-std={std}", "-O2", "-pthread", "-fno-strict-aliasing", f"-DHIPEMU_WAVE={wave}",
@@ -156,7 +197,9 @@ def build(path: str | os.PathLike, wave: int = 64, *, build_dir: str | os.PathLi
              "-DHIPPORT_EMULATOR=1"] + [f"-D{d}" for d in defines]
     includes = ["-I", str(INCLUDE_DIR)]
     key = hashlib.sha256()
-    for part in (cxx, *flags, *include_dirs):
+    # the program's folder too: __FILE__ and the messages name it (-fmacro-prefix-map below), so a
+    # copy of the same program elsewhere is another build
+    for part in (cxx, *flags, *include_dirs, str(root.resolve())):
         key.update(part.encode() + b"\0")
     for header in sorted(INCLUDE_DIR.rglob("*.h")):
         key.update(header.read_bytes())
@@ -164,10 +207,12 @@ def build(path: str | os.PathLike, wave: int = 64, *, build_dir: str | os.PathLi
         key.update(rel.as_posix().encode() + b"\0" + rewritten[rel] + b"\0")
     work = Path(build_dir) if build_dir else _default_cache() / f"{source.name}-w{wave}-{key.hexdigest()[:16]}"
     exe = work / "program"
-    stamp = work / "built.sha256"
+    stamp = work / BUILD_STAMP
     if cache and exe.exists() and stamp.exists() and stamp.read_text() == key.hexdigest():
         return exe, 0.0
 
+    work.mkdir(parents=True, exist_ok=True)
+    (work / BUILD_MARKER).write_text("a hipport emulator build folder (hipport emulate); safe to delete\n")
     tree = work / "src"
     if tree.exists():
         shutil.rmtree(tree)

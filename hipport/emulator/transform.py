@@ -31,6 +31,7 @@ from pathlib import Path
 from ..edits import Edit, apply_edits
 from ..parse import macro_body_non_code, new_parser
 from ..project_macros import condition_value
+from ..warp32 import with_call_sites
 
 INCLUDE_DIR = Path(__file__).parent / "include"
 
@@ -350,6 +351,7 @@ def rewrite(path: str, source: bytes) -> tuple[bytes, list[Refusal], set[str]]:
         The rewritten bytes, the refusals found, and the names the file defines (a refusal whose
         ``name`` the program defines itself, e.g. its own ``HIP_CHECK`` macro, does not hold).
     """
+    source = with_call_sites(source)  # the logical-warp helpers' operations name the user's calls
     parse_source = _ALIGN.sub(lambda m: b" " * len(m.group()), source)
     tree = new_parser().parse(parse_source)
     rewriter = _Rewriter(path, source)
