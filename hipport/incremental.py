@@ -180,7 +180,8 @@ def warp_digest(tree) -> str:
     logical_blocked = sorted([list(key), reason] for key, reason in tree.logical_blocked.items())
     return digest_json([canonical(tree.constants), canonical(tree.functions),
                         canonical({path: sorted(homes) for path, homes in tree.compiled_with.items()}), blocked,
-                        sorted(list(key) for key in tree.logical), logical_blocked, canonical(tree.host_reads)])
+                        sorted(list(key) for key in tree.logical), logical_blocked, canonical(tree.host_reads),
+                        canonical(tree.foreign_helpers)])
 
 
 #: The types of :func:`finding_row`'s fields, and of an unknown-name use's (:meth:`Record.store`).

@@ -688,7 +688,8 @@ class _Scan:
         """Named full 32-bit masks outside functions: other files pass them to the *_sync builtins,
         where a 32-bit full mask selects half a wavefront and fails HIP's 64-bit static_assert.
         Widening a full mask is right at both widths, so each is a unit of its own."""
-        for kind, match, node in _named_full_masks(self.ctx.source, self.ctx.root):
+        used = self.masks.value_used if self.masks is not None else frozenset()
+        for kind, match, node in _named_full_masks(self.ctx.source, self.ctx.root, used):
             if kind == "constant":
                 name, declared = match.group(2).decode(), " ".join(match.group(1).decode().split())
                 self.add(_Item(("file", match.start()), node, "warp-32bit-mask", name,
@@ -1310,13 +1311,20 @@ _MASK_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w*(?:[Mm]ask|MASK)\w*)[
 _LAST_WARP = re.compile(rb"\bif\s*\(\s*([A-Za-z_][\w.]*)\s*<\s*32\s*\)")
 
 
-def _named_full_masks(source: bytes, root: tree_sitter.Node):
+def _named_full_masks(source: bytes, root: tree_sitter.Node, value_used: frozenset[str] = frozenset()):
     """The named full 32-bit masks that --fix widens where they are defined, each a unit of its
     own (:meth:`_Scan.mask_constants`): yields ``("constant", match, name node)`` for
     ``const unsigned kFullMask = 0xffffffff;`` outside functions (:data:`_MASK_CONSTANT`) and
-    ``("macro", match, name node)`` for ``#define FULL_MASK 0xffffffff`` (:data:`_MASK_DEFINE`)."""
+    ``("macro", match, name node)`` for ``#define FULL_MASK 0xffffffff`` (:data:`_MASK_DEFINE`).
+    A name used anywhere as a value, not as the mask of a ``*_sync`` call (``v == FULL_MASK``,
+    ``x & FULL_MASK``: in this file, or in ``value_used``, :func:`mask_value_uses` of the tree),
+    is not one: widened, it would change what those expressions compute."""
+    local = None
     for match in _MASK_CONSTANT.finditer(source) if b"ask" in source or b"ASK" in source else ():
         if not _FULL_MASK.match(match.group(3).decode()):
+            continue
+        local = mask_value_uses([("", source)]) if local is None else local
+        if match.group(2).decode() in value_used or match.group(2).decode() in local:
             continue
         node = root.descendant_for_byte_range(match.start(2), match.end(2))
         if node.type in _CODE_SKIP or node.type == "preproc_arg" or _enclosing(node, ("function_definition",)) is not None:
@@ -1324,7 +1332,78 @@ def _named_full_masks(source: bytes, root: tree_sitter.Node):
         yield "constant", match, node
     for match in _MASK_DEFINE.finditer(source) if b"ask" in source or b"ASK" in source else ():
         if _FULL_MASK.match(match.group(2).decode()):
+            local = mask_value_uses([("", source)]) if local is None else local
+            if match.group(1).decode() in value_used or match.group(1).decode() in local:
+                continue
             yield "macro", match, root.descendant_for_byte_range(match.start(1), match.end(1))
+
+
+def _in_first_argument(code: bytes, at: int, callee: re.Pattern) -> bool:
+    """Byte ``at`` of ``code`` lies in the first argument of a call whose function name (with
+    its opening parenthesis, at the end of the text before it) ``callee`` matches, through any
+    grouping parentheses, casts and operators (``__shfl_sync((mask & kAll), ...)``)."""
+    depth, comma, start = 0, False, max(at - 400, 0)
+    position = at - 1
+    while position >= start:
+        char = code[position:position + 1]
+        if char == b")":
+            depth += 1
+        elif char == b"(":
+            if depth:
+                depth -= 1
+            else:
+                if callee.search(code, start, position + 1):
+                    return not comma
+                if re.search(rb"[A-Za-z0-9_]\s*$", code[start:position]):
+                    return False  # another function's argument
+                comma = False  # a grouping parenthesis or a cast: go on outwards
+        elif char == b"," and not depth:
+            comma = True
+        elif char in b";{}" and not depth:
+            return False
+        position -= 1
+    return False
+
+
+_COMMENT_OR_STRING = re.compile(rb'/\*.*?\*/|//[^\n]*|"(?:[^"\\\n]|\\.)*"', re.S)
+
+
+def mask_value_uses(sources) -> dict[str, str]:
+    """The names defined as full 32-bit masks (:data:`_MASK_DEFINE`, :data:`_MASK_CONSTANT`) in
+    ``sources`` (``(path, content)`` pairs) that some file uses as a value: anywhere but as the
+    first argument of a ``*_sync`` call (:data:`MASK_FUNCTIONS`) or their own definition. Returns
+    name -> ``path:line`` of the first such use. Comments and strings are not uses."""
+    sources = list(sources)
+    names: set[bytes] = set()
+    for _path, source in sources:
+        if b"ask" in source or b"ASK" in source:
+            names |= {m.group(1) for m in _MASK_DEFINE.finditer(source) if _FULL_MASK.match(m.group(2).decode())}
+            names |= {m.group(2) for m in _MASK_CONSTANT.finditer(source) if _FULL_MASK.match(m.group(3).decode())}
+    if not names:
+        return {}
+    word = re.compile(rb"(?<![A-Za-z0-9_])(" + b"|".join(re.escape(n) for n in sorted(names)) + rb")(?![A-Za-z0-9_])")
+    as_mask = re.compile(rb"(?<![A-Za-z0-9_])(?:" + b"|".join(re.escape(f.encode()) for f in sorted(MASK_FUNCTIONS))
+                         + rb")\s*\(\s*\(?\s*$")
+    found: dict[str, str] = {}
+    for path, source in sources:
+        if not word.search(source):
+            continue
+        code = _COMMENT_OR_STRING.sub(lambda m: b" " * len(m.group()), source)
+        for match in word.finditer(code):
+            name = match.group(1).decode()
+            if name in found:
+                continue
+            line_start = code.rfind(b"\n", 0, match.start()) + 1
+            before = code[max(line_start - 200, 0):match.start()]
+            after = code[match.end():match.end() + 40]
+            if re.search(rb"#[ \t]*define[ \t]+$", code[line_start:match.start()]) \
+                    or re.match(rb"\s*=\s*[0-9A-Za-z~]+\s*;", after):
+                continue  # its definition
+            if _in_first_argument(code, match.start(), as_mask):
+                continue
+            line = source.count(b"\n", 0, match.start()) + 1
+            found[name] = f"{path}:{line}" if path else str(line)
+    return found
 
 
 # Widths of mask expressions ---------------------------------------------------------------------
@@ -1431,13 +1510,13 @@ class MaskDefinition:
     widened: bool = False
 
 
-def _mask_definitions(path: str, source: bytes, root: tree_sitter.Node,
-                      wanted: frozenset[str] | None = None) -> dict[str, list[MaskDefinition]]:
+def _mask_definitions(path: str, source: bytes, root: tree_sitter.Node, wanted: frozenset[str] | None = None,
+                      value_used: frozenset[str] = frozenset()) -> dict[str, list[MaskDefinition]]:
     """The object-like macros of a file, its type names of 32- and 64-bit integer types, and its
     variables outside functions and class members named in ``wanted`` (None: all), by name, in
     source order."""
     found: dict[str, list[MaskDefinition]] = {}
-    widened = {node.start_byte for _, _, node in _named_full_masks(source, root)}
+    widened = {node.start_byte for _, _, node in _named_full_masks(source, root, value_used)}
 
     def add(name: str, node: tree_sitter.Node, kind: str, text: str) -> None:
         found.setdefault(name, []).append(MaskDefinition(path, node.start_point[0] + 1, kind, text,
@@ -1508,10 +1587,13 @@ class MaskNames:
             the tree's headers; the files that include it and the files those include): a name
             is looked up in the first, and in the second only when the first has none (a
             header's macro may come from the file that includes it).
+        value_used: the full-mask names some file of the tree uses as a value
+            (:func:`mask_value_uses`): --fix does not widen their definitions.
     """
 
     definitions: dict[str, dict[str, list[MaskDefinition]]]
     visible: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
+    value_used: frozenset[str] = frozenset()
 
     def lookup(self, path: str, name: str) -> list[MaskDefinition]:
         """The definitions of ``name`` that the file ``path`` sees from other files of the tree."""
@@ -1536,6 +1618,7 @@ def mask_names(sources, parser) -> MaskNames | None:
         The :class:`MaskNames`, or None when no file has a ``*_sync`` call with a named mask.
     """
     sources = dict(sources)
+    value_used = frozenset(mask_value_uses(sources.items()))
     users: dict[str, set[str]] = {}
     for path, source in sources.items():
         if b"_sync" not in source:
@@ -1547,7 +1630,7 @@ def mask_names(sources, parser) -> MaskNames | None:
         if words:
             users[path] = words
     if not users:
-        return None
+        return MaskNames({}, {}, value_used) if value_used else None
     reach = reached_files(sources)
     visible: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
     for path in users:
@@ -1562,10 +1645,10 @@ def mask_names(sources, parser) -> MaskNames | None:
         if b"define" not in source and b"typedef" not in source and b"using" not in source and not pattern.search(source):
             continue
         found = _mask_definitions(path, source, parser.parse(source).root_node,
-                                  wanted if pattern.search(source) else frozenset())
+                                  wanted if pattern.search(source) else frozenset(), value_used)
         if found:
             definitions[path] = found
-    return MaskNames(definitions, visible)
+    return MaskNames(definitions, visible, value_used)
 
 
 @dataclass(frozen=True)
@@ -2043,6 +2126,9 @@ class WarpTree:
         host_reads: file -> the ``path:line`` reads of the device's warp size (``prop.warpSize``,
             ``cudaDevAttrWarpSize``) that count for it (:func:`_host_reads_by_file`): logical
             warps are declined in that file.
+        foreign_helpers: file -> ``"path:line defines hipport_warp32_..."`` for each definition
+            of a logical-warp helper's name by the code itself in a file compiled with it
+            (:func:`hipport.warp32.foreign_helper_definitions`): logical warps are declined there.
     """
 
     constants: dict[str, list[tuple[str, str]]]
@@ -2053,6 +2139,7 @@ class WarpTree:
     logical_blocked: dict[tuple, str] = field(default_factory=dict)
     warp_keys: frozenset = frozenset()
     host_reads: dict[str, list[str]] = field(default_factory=dict)
+    foreign_helpers: dict[str, list[str]] = field(default_factory=dict)
 
     def _sees(self, path: str, home: str) -> bool:
         return home == path or home in self.compiled_with.get(path, ())
@@ -2212,6 +2299,15 @@ def warp_tree(sources, parser, masks: MaskNames | None = None,
                     functions[name].append(path)
                 bodies.setdefault((name, path), []).append(source[node.start_byte:node.end_byte])
     together = _compiled_with(reach)
+    # The code's own definitions of a logical-warp helper's name: no file compiled with one may
+    # run as logical warps (the helpers' #define under nvcc would rename it; on AMD they clash).
+    foreign: dict[str, list[str]] = {}
+    for path, source in sources:
+        if warp32.HELPER_PREFIX.encode() in source:
+            root = parsed.get(path) or parser.parse(source).root_node
+            for name, line in warp32.foreign_helper_definitions(_Scan(_TreeContext(path, source, root, files), True)):
+                for other in sorted(together.get(path, {path}) | {path}):
+                    foreign.setdefault(other, []).append(f"{path}:{line} defines {name}")
     # Only names another file compiled with the header uses are shared: a header used by no
     # other file here keeps the rule of a lone header (the files including it, elsewhere, decide).
     def users(name: str, home: str) -> list[str]:
@@ -2224,13 +2320,13 @@ def warp_tree(sources, parser, masks: MaskNames | None = None,
     functions = {name: kept for name, homes in functions.items() if (kept := [home for home in homes if users(name, home)])}
     if not constants and not functions:
         # no name is shared; a read of the device's warp size still declines logical warps everywhere
-        return WarpTree({}, {}, host_reads=host_reads) if host_reads else None
+        return WarpTree({}, {}, host_reads=host_reads, foreign_helpers=foreign) if host_reads or foreign else None
     names = sorted({n.encode() for n in (*constants, *functions)})
     using = [path for path, source in sources if any(n in source for n in names)]
     homes = {home for entries in constants.values() for _what, home in entries} | \
         {home for entries in functions.values() for home in entries}
     tree = WarpTree(constants, functions, {path: frozenset(together.get(path, ())) & homes for path in using},
-                    host_reads=host_reads)
+                    host_reads=host_reads, foreign_helpers=foreign)
     every_key = frozenset([*(("tree", "constant", n, home) for n, entries in constants.items() for _w, home in entries),
                            *(("tree", "function", n, home) for n, entries in functions.items() for home in entries)])
     tree.warp_keys = _warp_keys(constants, functions, bodies)

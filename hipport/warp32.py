@@ -316,6 +316,29 @@ def _warp_macros(source: bytes) -> dict[bytes, int]:
     return found
 
 
+_NESTING = {"namespace_definition": "a namespace", "linkage_specification": "an extern block",
+            "declaration_list": "a namespace", "field_declaration_list": "a class"}
+
+
+def _nested_include(scan: "_Scan") -> str | None:
+    """Why a file including one of its own headers (``#include "..."``) inside a namespace, an
+    ``extern "C"`` block or a class cannot run as logical warps: the helpers that header gets are
+    declared there, and their include guards then keep this file's own helpers out."""
+    source = scan.ctx.source
+    if b"include" not in source:
+        return None
+    for match in re.finditer(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', source, re.MULTILINE):
+        node = scan.ctx.node_at(match.start() + match.group(0).index(b"#"), match.end())
+        parent = node
+        while parent is not None and parent.type not in _NESTING:
+            parent = parent.parent
+        if parent is not None:
+            line = source.count(b"\n", 0, match.start()) + 1
+            return (f"line {line} includes {match.group(1).decode('utf-8', 'replace')} inside {_NESTING[parent.type]}, "
+                    "where the helpers it may define would be declared, and their guards keep this file's out")
+    return None
+
+
 def blocker(scan: "_Scan", functions: list[tree_sitter.Node], host_reads: list[str]) -> str | None:
     """Why the functions of a unit cannot run as 32-lane logical warps, or None when they can.
 
@@ -334,6 +357,13 @@ def blocker(scan: "_Scan", functions: list[tree_sitter.Node], host_reads: list[s
         name, line = foreign[0]
         return (f"the file defines {name} itself (line {line}), the name of a helper the logical warps "
                 "would define")
+    nested = _nested_include(scan)
+    if nested is not None:
+        return nested
+    shared = scan.tree.foreign_helpers.get(scan.ctx.path) if scan.tree is not None else None
+    if shared:
+        return (f"{shared[0]} itself, the name of a helper the logical warps would define, in a file "
+                "compiled with this one")
     macros = _warp_macros(source) if b"define" in source else {}
     for function in functions:
         name = scan.function_name(function)
@@ -379,9 +409,12 @@ def edits(scan: "_Scan", functions: list[tree_sitter.Node]) -> tuple[list[Edit],
                     found.append(Edit(node.start_byte, node.end_byte, b"32"))
                 continue
             helper = RENAMES.get(word)
-            call = node.parent
+            callee, call = node, node.parent
+            if call is not None and call.type == "qualified_identifier" and call.child_by_field_name("name") == node \
+                    and call.child_by_field_name("scope") is None:
+                callee, call = call, call.parent  # ::__shfl_down_sync(...), the global one
             if (helper is not None and node.type == "identifier" and call is not None
-                    and call.type == "call_expression" and call.child_by_field_name("function") == node):
+                    and call.type == "call_expression" and call.child_by_field_name("function") == callee):
                 found.append(Edit(node.start_byte, node.end_byte, helper.encode()))
                 used.add(helper)
     return found, used

@@ -300,6 +300,36 @@ def test_an_unconverted_cuda_tree_is_refused_naming_its_cuda_include(tmp_path):
                              "--compat), then run hipport emulate OUT\n")
 
 
+def test_cuda_sources_with_no_include_or_with_unsupported_apis_are_refused_as_cuda(tmp_path):
+    """CUDA that nvcc compiles with no include at all, and CUDA calling an API the emulator
+    lacks: both get the "convert it first" error, not g++'s errors or an API refusal."""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "a.cu").write_text("__global__ void k(int* a) { a[threadIdx.x] = 1; }\n"
+                                "int main() { int* d; cudaMalloc(&d, 4); k<<<1, 1>>>(d); return 0; }\n")
+    result = CliRunner().invoke(main, ["emulate", str(plain), "--wave", "32"])
+    assert (result.exit_code, result.output) == (2, f"Error: {plain / 'a.cu'}: has __global__ code and includes no HIP "
+                                                    f"header: this is CUDA source, not a hipport port; convert it first "
+                                                    f"(hipport convert {plain} -o OUT, or with --compat), then run "
+                                                    "hipport emulate OUT\n")
+    warp = tmp_path / "warp"
+    warp.mkdir()
+    (warp / "b.cu").write_text("#include <cuda_runtime.h>\n__global__ void k() { __syncwarp(); }\n")
+    result = CliRunner().invoke(main, ["emulate", str(warp), "--wave", "32"])
+    assert result.exit_code == 2 and result.output.startswith(
+        f"Error: {warp / 'b.cu'}:1: includes <cuda_runtime.h>, a CUDA header: this is CUDA source")
+
+
+def test_a_folder_of_two_programs_is_refused_naming_one_to_emulate(tmp_path):
+    for program in ("a", "b"):
+        (tmp_path / program).mkdir()
+        shutil.copy(FIXTURES / "sync_mask.hip", tmp_path / program / "prog.hip")
+    result = CliRunner().invoke(main, ["emulate", str(tmp_path), "--wave", "64"])
+    assert (result.exit_code, result.output) == (2, f"Error: {tmp_path}: 2 translation units define main (a/prog.hip, "
+                                                    "b/prog.hip), so this is more than one program; emulate one "
+                                                    f"program's folder (hipport emulate {tmp_path / 'a'})\n")
+
+
 def test_build_folders_inside_the_program_are_not_part_of_it(host_compiler, tmp_path):
     """--build-dir inside the port: the build's rewritten copy (``src/``) is not taken for the
     program's own files by the next build, with the same or another build folder (once it was,
@@ -312,6 +342,28 @@ def test_build_folders_inside_the_program_are_not_part_of_it(host_compiler, tmp_
         result = runner.invoke(main, ["emulate", str(out), "--wave", wave, "--build-dir", str(out / folder)])
         assert (result.exit_code, result.output.strip()) == (0, str(out / folder / "program")), result.output
     assert (out / "emu" / "src" / "prog.hip").exists() and (out / "emu" / ".hipport-emulator-build").exists()
+
+
+def test_a_build_folder_holding_the_users_files_is_refused_and_left_alone(host_compiler, tmp_path, monkeypatch):
+    """``--build-dir`` naming a folder of the user's files (the current folder, which holds the
+    CUDA sources in src/; or the port itself): refused before anything is written (once the
+    build replaced that src/ with its rewritten copy). A relative new folder works."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "hist.cu").write_text("int main() { return 0; }\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    shutil.copy(FIXTURES / "sync_mask.hip", out / "prog.hip")
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    for folder in (".", "out"):
+        result = runner.invoke(main, ["emulate", "out", "--wave", "32", "--build-dir", folder])
+        assert result.exit_code == 2
+        assert result.output == (f"Error: --build-dir {folder}: the folder holds files and is not an emulator build "
+                                 "folder; give a new or empty folder (the build writes src/, obj/ and program there)\n")
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == [
+        "out", "out/prog.hip", "src", "src/hist.cu"]
+    result = runner.invoke(main, ["emulate", "out", "--wave", "32", "--build-dir", "emu", "--run"])
+    assert result.exit_code == 0 and (tmp_path / "emu" / "program").exists(), result.output
 
 
 def test_the_users_files_are_not_modified(host_compiler, cache_dir, tmp_path):

@@ -636,3 +636,105 @@ def test_emulator_messages_name_the_users_call_of_a_helper_not_the_helper(tmp_pa
         in result.stderr
     narrow = run(path, 32)
     assert (narrow.returncode, narrow.stdout) == (0, "34 64\n")
+
+
+@pytest.mark.parametrize("wave", [64, 32])
+def test_a_full_mask_macro_also_used_as_a_value_is_not_widened(tmp_path, wave):
+    """tests/fixtures/warp32/mask_value_header: defs.h's ``#define FULL_MASK 0xffffffff`` is a
+    ballot's mask and, in main.cu, compared with a ballot (``v == FULL_MASK``). Widened where it
+    is defined (as a mask used only as a mask is), the comparison with the logical warps' 32-bit
+    ballot was never true: ``all-positive=0`` at both widths, with no error. A name used as a
+    value anywhere in the tree keeps its definition (hipport.warp.mask_value_uses)."""
+    out = tmp_path / "out"
+    convert_tree(FIXTURES / "mask_value_header", out, ConvertOptions(fix=True))
+    assert (out / "defs.h").read_text() == (FIXTURES / "mask_value_header" / "defs.h").read_text()
+    assert "  if (threadIdx.x % 32 == 0 && v == FULL_MASK) atomicAdd(allpos, 1);\n" in (out / "main.hip").read_text()
+    result = run(out / "main.hip", wave)
+    assert (result.returncode, result.stdout) == (0, "warps all-positive=4 (expect 4) bin0=4 (expect 4)\n")
+
+
+def test_a_helper_name_defined_in_an_included_header_declines_logical_warps(tmp_path):
+    """util.cuh defines hipport_warp32_ballot_sync itself and k.cu includes it: k.cu's unit,
+    which would run as logical warps, stays as written (overload resolution picked the
+    header's function over the helper, and the wave-64 result was wrong with no error)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "util.cuh").write_text("#pragma once\n__device__ inline unsigned hipport_warp32_ballot_sync(unsigned long long m, "
+                                  "int p) { return __ballot_sync(m, p); }\n")
+    (src / "k.cu").write_text('#include "util.cuh"\n' + _STORED_BALLOT.replace("{extra}", ""))
+    report = convert_tree(src, tmp_path / "out", ConvertOptions(fix=True)).report
+    findings = [f"{f.path}:{f.line}:{f.column} {f.rule_id} {f.message}" for f in report.findings if f.path == "k.cu"
+                and f.rule_id in ("HP1111", "HP1116")]
+    assert findings == ["k.cu:" + _NOT_WIDENED.replace("1:17 ", "2:17 ").replace("(line 3)", "(line 4)")
+                        + "util.cuh:2 defines hipport_warp32_ballot_sync itself, the name of a helper the logical warps "
+                        "would define, in a file compiled with this one"]
+    assert "HIPPORT_WARP32_" not in (tmp_path / "out" / "k.hip").read_text()
+
+
+_QUALIFIED_CALL = """\
+#include <cstdio>
+#include <cuda_runtime.h>
+__global__ void k(const int* in, int* out) {
+  int v = in[threadIdx.x];
+  for (int d = 16; d > 0; d >>= 1) v += ::__shfl_down_sync(0xffffffff, v, d);
+  if (threadIdx.x % 32 == 0) out[threadIdx.x / 32] = v;
+}
+int main() {
+  int h[128], o[4], *din, *dout;
+  for (int i = 0; i < 128; ++i) h[i] = i;
+  cudaMalloc(&din, sizeof(h));
+  cudaMalloc(&dout, sizeof(o));
+  cudaMemcpy(din, h, sizeof(h), cudaMemcpyHostToDevice);
+  k<<<1, 128>>>(din, dout);
+  cudaMemcpy(o, dout, sizeof(o), cudaMemcpyDeviceToHost);
+  printf("%d %d %d %d\\n", o[0], o[1], o[2], o[3]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("wave", [64, 32])
+def test_a_call_qualified_with_the_global_scope_is_renamed_too(tmp_path, wave):
+    """``::__shfl_down_sync(...)`` in a unit run as logical warps: renamed with the others
+    (once it was left as written while HP1116 said the unit was ported, and the AMD build
+    failed on HIP's 64-bit mask check)."""
+    text, findings = port_text(tmp_path, _QUALIFIED_CALL)
+    assert "  for (int d = 16; d > 0; d >>= 1) v += ::hipport_warp32_shfl_down_sync(0xffffffff, v, d);\n" in text
+    assert [f.split(" as 32-lane")[0] for f in findings if " HP1116 " in f] == ["3:17 HP1116 --fix ported k"]
+    result = run(tmp_path / "fix" / "k.hip", wave)
+    assert (result.returncode, result.stdout) == (0, "496 1520 2544 3568\n")
+
+
+def test_a_header_included_inside_a_namespace_declines_logical_warps(tmp_path):
+    """warp.cuh included inside ``namespace detail``: the helpers it would get are declared in
+    detail, and their guards would keep k.cu's own out (the AMD build failed: helper not
+    declared, with 0 errors reported). Both files stay as written, HP1111 naming the include."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "warp.cuh").write_text("#pragma once\n__device__ inline int warpReduce(int v) {\n"
+                                  "  for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(0xffffffff, v, d);\n"
+                                  "  return v;\n}\n")
+    (src / "k.cu").write_text('namespace detail {\n#include "warp.cuh"\n}\n'
+                              "__global__ void k(const int* in, int* out) {\n"
+                              "  int v = detail::warpReduce(in[threadIdx.x]) + __shfl_down_sync(0xffffffff, 1, 1);\n"
+                              "  if (threadIdx.x % 32 == 0) out[threadIdx.x / 32] = v;\n}\n")
+    report = convert_tree(src, tmp_path / "out", ConvertOptions(fix=True)).report
+    why = ("nor can it run as 32-lane logical warps: k.cu: line 2 includes warp.cuh inside a namespace, where the "
+           "helpers it may define would be declared, and their guards keep this file's out")
+    assert [(f.path, f.rule_id, f.message.endswith(why)) for f in report.findings if f.rule_id in ("HP1111", "HP1116")] \
+        == [("k.cu", "HP1111", True), ("warp.cuh", "HP1111", True)]
+    assert not [p for p in (tmp_path / "out").rglob("*") if p.is_file() and "HIPPORT_WARP32_" in p.read_text()]
+
+
+def test_the_emulator_refuses_a_helper_it_lacks_at_the_users_call(tmp_path):
+    """A logical-warp unit calling __match_any_sync (which the emulator does not have): the
+    refusal names the user's call of the helper, not the lines inside the helper's block."""
+    text, _findings = port_text(tmp_path, "__global__ void k(const int* in, unsigned* out) {\n"
+                                          "  unsigned peers = __match_any_sync(0xffffffff, in[threadIdx.x] / 8);\n"
+                                          "  if (threadIdx.x % 32 == 0) out[threadIdx.x / 32] = peers;\n}\n")
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if "peers = hipport_warp32_match_any_sync(" in row)
+    with pytest.raises(emulator.EmulatorError) as error:
+        emulator.build(tmp_path / "fix" / "k.hip", 64)
+    assert str(error.value) == ("the hipport emulator cannot build this program:\n"
+                                f"  k.hip:{line}: hipport_warp32_match_any_sync (wavefront match) is not supported by "
+                                "the hipport emulator")

@@ -122,6 +122,29 @@ def _cuda_include(root: Path, files: dict[Path, bytes]) -> str | None:
     return None
 
 
+_HIP_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]hip/', re.MULTILINE)
+_DEVICE_CODE = re.compile(rb"(?<![A-Za-z0-9_])__global__(?![A-Za-z0-9_])")
+_MAIN = re.compile(rb"^[ \t]*(?:int|auto|signed|signed int)[ \t]+main[ \t]*\(", re.MULTILINE)
+
+
+def _unported_unit(root: Path, files: dict[Path, bytes], units: list[Path]) -> str | None:
+    """``"path: has __global__ code and no HIP include"`` for the first translation unit with
+    device code that includes no HIP header, directly or through a header of the program (every
+    unit ``hipport convert`` writes includes ``hip/hip_runtime.h``; nvcc compiles CUDA without
+    any include); None when there is none."""
+    with_hip = {rel for rel, data in files.items() if _HIP_INCLUDE.search(data)}
+    names = {rel.name for rel in with_hip} | {rel.as_posix() for rel in with_hip}
+    for rel in sorted(units):
+        data = files.get(rel, b"")
+        if rel in with_hip or not _DEVICE_CODE.search(data):
+            continue
+        included = {m.group(1).decode("utf-8", "replace").strip() for m in _INCLUDE.finditer(data)}
+        if any(name in names or name.rsplit("/", 1)[-1] in names for name in included):
+            continue
+        return f"{root / rel}: has __global__ code and includes no HIP header"
+    return None
+
+
 def _default_cache() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "hipport" / "emulator"
@@ -138,7 +161,8 @@ def build(path: str | os.PathLike, wave: int = 64, *, build_dir: str | os.PathLi
         wave: 64 (CDNA, gfx9) or 32 (RDNA).
         build_dir: where the rewritten copy, objects and executable go; default: a folder in
             ``$XDG_CACHE_HOME/hipport/emulator`` named by a hash of everything that goes into the
-            build (so an unchanged program is not rebuilt when ``cache`` is true).
+            build (so an unchanged program is not rebuilt when ``cache`` is true). A given folder
+            must be new, empty or an earlier emulator build (its ``src/`` is replaced).
         compiler: the host compiler (see :func:`find_compiler`).
         include_dirs: extra include folders, relative to the program's root (its root and every
             folder named ``include`` are always searched).
@@ -151,7 +175,8 @@ def build(path: str | os.PathLike, wave: int = 64, *, build_dir: str | os.PathLi
         The executable's path and the build's wall-clock seconds (0 when it came from the cache).
 
     Raises:
-        EmulatorError: bad ``wave`` or path, an API the emulator does not support (every one
+        EmulatorError: bad ``wave`` or path, a ``build_dir`` holding other files, CUDA sources
+            (a CUDA header included), an API the emulator does not support (every one
             listed, with file:line), or a compiler error (its output).
     """
     if wave not in WAVES:
@@ -181,15 +206,22 @@ def build(path: str | os.PathLike, wave: int = 64, *, build_dir: str | os.PathLi
         rewritten[rel], found, names = rewrite(rel.as_posix(), data)
         refusals.extend(found)
         defined |= names
-    refusals = [r for r in refusals if not (r.name and r.name in defined)]
-    if refusals:
-        raise EmulatorError("the hipport emulator cannot build this program:\n  " + "\n  ".join(_summarise(refusals)))
     from ..compat import COMPAT_HEADER
     if not (source.is_dir() and Path(COMPAT_HEADER) in rewritten):
-        cuda = _cuda_include(root, rewritten)
+        cuda = _cuda_include(root, rewritten) or _unported_unit(root, rewritten, units)
         if cuda is not None:
             raise EmulatorError(f"{cuda}: this is CUDA source, not a hipport port; convert it first "
                                 f"(hipport convert {source} -o OUT, or with --compat), then run hipport emulate OUT")
+    mains = [rel for rel in sorted(units) if _MAIN.search(rewritten.get(rel, b""))]
+    if len(mains) > 1:
+        folders = sorted({(root / rel.parent).as_posix() for rel in mains})
+        hint = f"; emulate one program's folder (hipport emulate {folders[0]})" if len(folders) > 1 else ""
+        raise EmulatorError(f"{source}: {len(mains)} translation units define main ("
+                            f"{', '.join(rel.as_posix() for rel in mains[:4])}{', ...' if len(mains) > 4 else ''}), "
+                            f"so this is more than one program{hint}")
+    refusals = [r for r in refusals if not (r.name and r.name in defined)]
+    if refusals:
+        raise EmulatorError("the hipport emulator cannot build this program:\n  " + "\n  ".join(_summarise(refusals)))
 
     cxx = find_compiler(compiler)
     flags = [f"-std={std}", "-O2", "-pthread", "-fno-strict-aliasing", f"-DHIPEMU_WAVE={wave}",
@@ -205,7 +237,12 @@ def build(path: str | os.PathLike, wave: int = 64, *, build_dir: str | os.PathLi
         key.update(header.read_bytes())
     for rel in sorted(rewritten):
         key.update(rel.as_posix().encode() + b"\0" + rewritten[rel] + b"\0")
-    work = Path(build_dir) if build_dir else _default_cache() / f"{source.name}-w{wave}-{key.hexdigest()[:16]}"
+    work = Path(build_dir).resolve() if build_dir else _default_cache() / f"{source.name}-w{wave}-{key.hexdigest()[:16]}"
+    if build_dir and work.is_dir() and any(work.iterdir()) and not (work / BUILD_MARKER).exists() \
+            and not (work / BUILD_STAMP).exists():
+        # the build replaces work/src, obj and program: never in a folder of the user's files
+        raise EmulatorError(f"--build-dir {build_dir}: the folder holds files and is not an emulator build "
+                            "folder; give a new or empty folder (the build writes src/, obj/ and program there)")
     exe = work / "program"
     stamp = work / BUILD_STAMP
     if cache and exe.exists() and stamp.exists() and stamp.read_text() == key.hexdigest():

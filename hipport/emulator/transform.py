@@ -54,7 +54,8 @@ UNSUPPORTED_DEVICE = {
         "tex2DGather", "tex1DLod", "tex2DLod", "tex3DLod")},
     **{name: "surface access" for name in (
         "surf1Dread", "surf2Dread", "surf3Dread", "surf1Dwrite", "surf2Dwrite", "surf3Dwrite")},
-    **{name: "wavefront match" for name in ("__match_any", "__match_all", "__match_any_sync", "__match_all_sync")},
+    **{name: "wavefront match" for name in ("__match_any", "__match_all", "__match_any_sync", "__match_all_sync",
+                                            "hipport_warp32_match_any_sync", "hipport_warp32_match_all_sync")},
     **{name: "wavefront reduction" for name in (
         "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync", "__reduce_and_sync",
         "__reduce_or_sync", "__reduce_xor_sync")},
@@ -340,6 +341,13 @@ def never_compiled(node, source: bytes) -> bool:
     return _condition_value(source[condition.start_byte:condition.end_byte].decode("utf-8", "replace"), source) is False
 
 
+def _is_helper_block(node, source: bytes) -> bool:
+    """``node`` (a ``preproc_ifdef``) is the ``#ifndef HIPPORT_WARP32_<NAME>`` block of one of
+    hipport's logical-warp helpers (:func:`hipport.warp32.helpers_block`)."""
+    name = node.child_by_field_name("name")
+    return name is not None and source[name.start_byte:name.end_byte].startswith(b"HIPPORT_WARP32_")
+
+
 def rewrite(path: str, source: bytes) -> tuple[bytes, list[Refusal], set[str]]:
     """Rewrite one source or header for the emulator.
 
@@ -374,6 +382,8 @@ def rewrite(path: str, source: bytes) -> tuple[bytes, list[Refusal], set[str]]:
                                            for c in node.children):
             rewriter.shared(node)
             continue
+        elif kind == "preproc_ifdef" and _is_helper_block(node, source):
+            continue  # hipport's logical-warp helpers: what they call is refused at the user's call of them
         elif kind in ("preproc_if", "preproc_ifdef", "preproc_elif") and never_compiled(node, source):
             alternative = node.child_by_field_name("alternative")
             if alternative is not None:  # the #elif / #else branch may be compiled
