@@ -408,9 +408,6 @@ def _refused_lines(body: bytes, extra: list) -> tuple[dict[int, tuple[str, str]]
     def line_of(offset: int) -> int:
         return body.count(b"\n", 0, offset) + 1
 
-    def inserts_lines(edit) -> bool:
-        return _inserts_lines(body, edit)
-
     refused: dict[int, tuple[str, str]] = {}
     refused_blocks: set[int] = set()  # indexes into extra
     banned: dict[bytes, str] = {}
@@ -423,7 +420,7 @@ def _refused_lines(body: bytes, extra: list) -> tuple[dict[int, tuple[str, str]]
     while changed:
         changed = False
         for index, edit in enumerate(extra):
-            block = inserts_lines(edit)
+            block = _inserts_lines(body, edit)
             if index in refused_blocks or (not block and line_of(edit.start) in refused):
                 continue
             hit = _HIP_ONLY_NAME.search(edit.text)
@@ -439,7 +436,7 @@ def _refused_lines(body: bytes, extra: list) -> tuple[dict[int, tuple[str, str]]
             line = line_of(edit.start)
             refused[line] = (body[edit.start:edit.end].decode("utf-8", "replace").strip(), name)
             for other in extra:  # the line's other edits go with it, and so do the names they define
-                if not inserts_lines(other) and line_of(other.start) == line:
+                if not _inserts_lines(body, other) and line_of(other.start) == line:
                     ban(other, name)
     return refused, refused_blocks
 

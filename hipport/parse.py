@@ -175,3 +175,13 @@ def macro_body_non_code(body: bytes) -> list[tuple[int, int]]:
         Sorted, non-overlapping half-open ranges, offsets relative to ``body``.
     """
     return [match.span() for match in _MACRO_NON_CODE.finditer(body)]
+
+
+def code_only(text: bytes) -> bytes:
+    """``text`` (C or C++) with its comments and literals blanked (same length, newlines kept),
+    so that words found in it are code: never expanded or used otherwise
+    (:func:`macro_body_non_code` finds them)."""
+    code = bytearray(text)
+    for start, end in macro_body_non_code(text):
+        code[start:end] = bytes(10 if byte == 10 else 32 for byte in text[start:end])
+    return bytes(code)

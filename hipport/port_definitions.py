@@ -55,6 +55,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .edits import Edit
+from .parse import code_only
 from .resources import data_dir, load_yaml_file
 from .rules import RuleError
 
@@ -173,7 +174,6 @@ def insert_once(ctx: "_FileContext", first_use: "tree_sitter.Node | int", block:
 
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-_COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
 
 
 def shield_from_macros(source: bytes, offset: int, block: bytes) -> bytes:
@@ -188,7 +188,7 @@ def shield_from_macros(source: bytes, offset: int, block: bytes) -> bytes:
     defined = {match.group(1) for match in _DEFINE.finditer(source, 0, offset)}
     if not defined:
         return block
-    code = _COMMENT.sub(b" ", block)  # a comment's words are never expanded
+    code = code_only(block)  # the words of comments and literals are never expanded
     clashes = sorted((defined & set(_IDENTIFIER.findall(code))) - {m.group(1) for m in _DEFINE.finditer(block)})
     if not clashes:
         return block

@@ -117,7 +117,7 @@ from .cmake import reached_files
 from .device_context import function_kind
 from .edits import Edit
 from .port_definitions import shield_from_macros
-from .parse import LANGUAGE, compiled_query
+from .parse import LANGUAGE, code_only, compiled_query
 from .project_macros import SpecifierMacros, TreeSources, specifier_macros
 from . import lane_flow, warp32
 
@@ -1365,9 +1365,6 @@ def _in_first_argument(code: bytes, at: int, callee: re.Pattern) -> bool:
     return False
 
 
-_COMMENT_OR_STRING = re.compile(rb'/\*.*?\*/|//[^\n]*|"(?:[^"\\\n]|\\.)*"', re.S)
-
-
 def mask_value_uses(sources) -> dict[str, str]:
     """The names defined as full 32-bit masks (:data:`_MASK_DEFINE`, :data:`_MASK_CONSTANT`) in
     ``sources`` (``(path, content)`` pairs) that some file uses as a value: anywhere but as the
@@ -1388,7 +1385,7 @@ def mask_value_uses(sources) -> dict[str, str]:
     for path, source in sources:
         if not word.search(source):
             continue
-        code = _COMMENT_OR_STRING.sub(lambda m: b" " * len(m.group()), source)
+        code = code_only(source)
         for match in word.finditer(code):
             name = match.group(1).decode()
             if name in found:
@@ -2141,20 +2138,21 @@ class WarpTree:
     host_reads: dict[str, list[str]] = field(default_factory=dict)
     foreign_helpers: dict[str, list[str]] = field(default_factory=dict)
 
-    def _sees(self, path: str, home: str) -> bool:
+    def sees(self, path: str, home: str) -> bool:
+        """File ``path`` is compiled with header ``home`` (or is it)."""
         return home == path or home in self.compiled_with.get(path, ())
 
     def function_home(self, path: str, name: str) -> str | None:
         """The header defining device function ``name`` that file ``path`` is compiled with
         (the first by path when several are: the tree pass blocks such a name), or None."""
-        return next((home for home in sorted(self.functions.get(name, ())) if self._sees(path, home)), None)
+        return next((home for home in sorted(self.functions.get(name, ())) if self.sees(path, home)), None)
 
     def visible_constants(self, path: str) -> dict[str, tuple[str, str]]:
         """The warp-size constants of the headers file ``path`` is compiled with: name ->
         (``"macro"`` or ``"constant"``, the header)."""
         found = {}
         for name, homes in self.constants.items():
-            home = next((entry for entry in sorted(homes, key=lambda e: e[1]) if self._sees(path, entry[1])), None)
+            home = next((entry for entry in sorted(homes, key=lambda e: e[1]) if self.sees(path, entry[1])), None)
             if home is not None:
                 found[name] = home
         return found
@@ -2332,10 +2330,12 @@ def warp_tree(sources, parser, masks: MaskNames | None = None,
     tree.warp_keys = _warp_keys(constants, functions, bodies)
     # A name two headers compiled into one file define: --fix cannot tell which definition it uses.
     twice: dict[tuple, str] = {}
+    tables = (("constant", {n: [home for _what, home in entries] for n, entries in constants.items()}),
+              ("function", functions))
     for path in using:
-        for kind, table in (("constant", {n: [h for _w, h in e] for n, e in constants.items()}), ("function", functions)):
+        for kind, table in tables:
             for name, entries in table.items():
-                seen = sorted(home for home in entries if tree._sees(path, home))
+                seen = sorted(home for home in entries if tree.sees(path, home))
                 if len(seen) > 1:
                     for home in seen:
                         twice.setdefault(("tree", kind, name, home), f"{_describe(('tree', kind, name, home))} is defined "
