@@ -462,8 +462,51 @@ _PURE_CALLS = frozenset({
     "fmaxf", "fmin", "fmax", "abs", "fabsf", "fabs", "__float_as_int", "__int_as_float", "__float_as_uint",
     "__uint_as_float", "__popcount", "sqrtf", "sqrt",
 })
-#: Atomics whose combined result does not depend on how many warps take part in it.
-_COMBINING_ATOMICS = frozenset({"atomicAdd", "atomicMax", "atomicMin", "atomicOr", "atomicAnd", "atomicXor"})
+#: Atomics that combine the values of the warps, by the operation each applies (CUDA C++
+#: Programming Guide, "Atomic Functions"; HIP keeps their meaning).
+_COMBINING_ATOMICS = {"atomicAdd": "sum", "atomicMax": "max", "atomicMin": "min", "atomicOr": "or",
+                      "atomicAnd": "and", "atomicXor": "xor"}
+#: Compound assignments and binary operators that combine two values, by operation.
+_COMBINING_OPERATORS = {"+": "sum", "|": "or", "&": "and", "^": "xor", "*": "product"}
+#: Two-argument functions that combine two values, by operation.
+_COMBINING_CALLS = {"max": "max", "fmaxf": "max", "fmax": "max", "min": "min", "fminf": "min", "fmin": "min"}
+#: Votes, by the kind of whole-warp result each gives: ``any`` and ``all`` are 0 or 1 per warp, a
+#: ballot is a bit mask whose bit positions are lanes.
+_VOTE_KINDS = {"__any_sync": "any", "__any": "any", "__all_sync": "all", "__all": "all",
+               "__ballot_sync": "mask", "__ballot": "mask"}
+
+
+#: How a reason names each kind of whole-warp result.
+_KIND_WORDS = {"sum": "a warp sum", "max": "a warp maximum", "min": "a warp minimum", "or": "a warp OR",
+               "and": "a warp AND", "xor": "a warp XOR", "product": "a warp product",
+               "any": "an any-vote (one 0 or 1 per warp)", "all": "an all-vote (one 0 or 1 per warp)",
+               "mask": "a ballot (its bits are the lanes of one warp)"}
+
+
+#: Shuffle reductions whose result is wrong in a partial wavefront: widened, a block whose size
+#: is a multiple of 32 but not of 64 ends in a wavefront of 32 lanes, and a shuffle from a lane it
+#: lacks reads 0 (ds_bpermute: "reading from inactive lanes returns 0"), which only an operation
+#: with 0 as its identity (a sum, OR, XOR) ignores; these do not.
+_NONZERO_IDENTITY = frozenset({"max", "min", "and", "product"})
+
+
+def combine_problem(kind: str, operation: str) -> str | None:
+    """Why combining one whole-warp result of ``kind`` per warp by ``operation`` gives another
+    value for 64-lane wavefronts than for 32-lane warps, or None when it gives the same: the
+    operation is the reduction's own and its identity is 0 (a warp sum summed over warps is the
+    block's sum whatever the warp's width), or it is an OR/maximum of any-votes, an AND/minimum
+    of all-votes. A sum of votes counts warps, a ballot's bits are lanes of one warp, and a
+    maximum, minimum, AND or product reduction reads 0 from the lanes a partial last wavefront
+    lacks."""
+    if kind in _NONZERO_IDENTITY:
+        return (f"once widened, {_KIND_WORDS[kind]} takes a 0 for every lane a partial last wavefront lacks (a block "
+                "of 96 threads ends in a 32-lane wavefront, and ds_bpermute reads 0 from a lane that is not there)")
+    if kind != "mask" and (kind == operation or (kind, operation) in {("any", "or"), ("any", "max"), ("all", "and"),
+                                                                       ("all", "min")}):
+        return None
+    return f"it combines {_KIND_WORDS[kind]} by {operation}, so the total depends on how many lanes each warp has"
+
+
 #: Calls whose first argument is a lane mask.
 _MASK_CALLS = frozenset({"__syncwarp", *(name for name in COLLECTIVE_CALLS if name.endswith("_sync"))})
 _COLLECTIVE_WORDS = re.compile(rb"__shfl|__ballot|__any|__all|__activemask|__match_|__reduce_")
@@ -561,9 +604,11 @@ class _Collective:
         self.functions = collective_functions(flow.scan)
         self.held = _collective_locals(flow, self.functions)
         self.slots: set[str] = set()  # __shared__ arrays holding one result per warp
+        self.slot_kinds: dict[str, set[str]] = {}  # slot array -> the kinds of result stored in it
+        self.kinds: dict[str, str] = {}  # whole-warp local -> its kind (see _write_form)
         self._votes: set[str] = set()
         self.aggregates = self._aggregates()
-        self._votes = {name for name in self.aggregates if self._forms.get(name) == {"vote"}}
+        self._votes = {name for name in self.aggregates if self._forms.get(name) == {"vote"} and self.kinds[name] == "mask"}
         if self._votes:  # a local counting a ballot local (``c = __ballot_sync(..); v = __popc(c)``)
             self.aggregates = self._aggregates()
 
@@ -585,18 +630,23 @@ class _Collective:
             return None
         return loop
 
-    def _write_form(self, target: str, value: tree_sitter.Node, write: tree_sitter.Node) -> str:
-        """How a write of a collective value to the local ``target`` makes it: 'loop' (a step of
-        a whole-warp shuffle reduction of ``target`` itself), 'vote' (a ballot, its population
-        count, an any/all), 'call' (a function returning a whole-warp result, of per-thread
-        arguments) or 'partial' (anything else: a scan, a segment, a permutation)."""
+    def _write_form(self, target: str, value: tree_sitter.Node, write: tree_sitter.Node) -> tuple[str, str | None]:
+        """How a write of a collective value to the local ``target`` makes it, and the kind of
+        whole-warp result it leaves: ('loop', operation) for a step of a whole-warp shuffle
+        reduction of ``target`` itself by one combining operation (``v += __shfl_xor_sync(m, v,
+        o)`` gives 'sum', ``v = max(v, __shfl_down_sync(m, v, o))`` 'max'); ('vote', kind) for a
+        ballot ('mask'), an any ('any'), an all ('all') or the population count of a ballot (a
+        count of lanes: 'sum'); ('call', kind) for a function returning a whole-warp result of
+        per-thread arguments; ('partial', None) for anything else (a scan, a segment, a
+        permutation, a loop whose step combines by no one operation)."""
         stripped = _strip(value)
         loop = self._full_loop(write)
         if loop is not None:
             variable, _ = self.scan.loop_start(loop.child_by_field_name("initializer"))
             shuffles = [n for n in _warp._descendants(value) if n.type == "call_expression" and _call_name(self.scan, n) in _SHUFFLE_ARGUMENTS]
             if shuffles and all(self._shuffles_self(call, target, variable) for call in shuffles):
-                return "loop"
+                operation = self._loop_operation(target, write, shuffles)
+                return ("loop", operation) if operation is not None else ("partial", None)
         if stripped is not None and stripped.type == "call_expression":
             name = _call_name(self.scan, stripped)
             if name in ("__popc", "__popcll"):
@@ -604,16 +654,42 @@ class _Collective:
                     if stripped.child_by_field_name("arguments").named_children else None
                 if inner is not None and inner.type == "call_expression" and _call_name(self.scan, inner) in (
                         "__ballot_sync", "__ballot"):
-                    return "vote"
+                    return "vote", "sum"
                 if inner is not None and inner.type == "identifier" and self.text(inner) in self._votes:
-                    return "vote"  # the population count of a ballot held in a local
-            if name in ("__any_sync", "__all_sync", "__any", "__all", "__ballot_sync", "__ballot"):
-                return "vote"
-            if name in self.whole_functions() and not any(
+                    return "vote", "sum"  # the population count of a ballot held in a local
+            if name in _VOTE_KINDS:
+                return "vote", _VOTE_KINDS[name]
+            whole = self.whole_functions()
+            if name in whole and not any(
                     _is_source(self.flow, part, self.held, self.functions)
                     for part in _warp._descendants(stripped.child_by_field_name("arguments"))):
-                return "call"
-        return "partial"
+                return "call", whole[name]
+        return "partial", None
+
+    def _loop_operation(self, target: str, write: tree_sitter.Node, shuffles: list[tree_sitter.Node]) -> str | None:
+        """The operation by which the reduction step ``write`` combines ``target`` with one of
+        its ``shuffles``: ``target op= shuffle``, ``target = target op shuffle`` (either order)
+        or ``target = max(target, shuffle)`` (and min, fmaxf, ...); None for any other step."""
+        if write.type != "assignment_expression" or len(shuffles) != 1:
+            return None
+        operator = self.text(write.child_by_field_name("operator"))
+        right = _strip(write.child_by_field_name("right"))
+        if operator != "=":
+            return _COMBINING_OPERATORS.get(operator[:-1]) if right == shuffles[0] else None
+        if right is None:
+            return None
+        if right.type == "binary_expression":
+            operation = _COMBINING_OPERATORS.get(self.text(right.child_by_field_name("operator")))
+            operands = [_strip(right.child_by_field_name("left")), _strip(right.child_by_field_name("right"))]
+        elif right.type == "call_expression":
+            operation = _COMBINING_CALLS.get(_call_name(self.scan, right))
+            operands = [_strip(c) for c in right.child_by_field_name("arguments").named_children if c.type != "comment"]
+        else:
+            return None
+        if operation is None or len(operands) != 2 or shuffles[0] not in operands:
+            return None
+        other = operands[1] if operands[0] == shuffles[0] else operands[0]
+        return operation if other is not None and other.type == "identifier" and self.text(other) == target else None
 
     def _shuffles_self(self, call: tree_sitter.Node, target: str, variable: str) -> bool:
         """``call`` shuffles ``target`` by the loop's offset ``variable`` across the whole warp."""
@@ -624,14 +700,15 @@ class _Collective:
                 and self.text(_strip(arguments[lane_index - 1])) == target
                 and self.text(_strip(arguments[lane_index])) == variable and name not in ("__shfl_up_sync", "__shfl_up"))
 
-    def whole_functions(self) -> frozenset[str]:
+    def whole_functions(self) -> dict[str, str]:
         """The file's functions that return a whole-warp result of their parameters (a
-        ``warp_reduce``), cached on the scan."""
+        ``warp_reduce``), each with the kind of its result (:meth:`_write_form`); cached on the
+        scan."""
         cached = getattr(self.scan, "_whole_functions", None)
         if cached is not None:
             return cached
-        self.scan._whole_functions = frozenset()  # while computing: no function counts
-        found = set()
+        self.scan._whole_functions = {}  # while computing: no function counts
+        found: dict[str, str] = {}
         for function in _warp._query(_warp._DEFINITIONS, self.scan.ctx.root):
             name = self.scan.function_name(function).split("::")[-1]
             if name not in self.functions or function.start_byte == self.flow.function.start_byte:
@@ -641,38 +718,61 @@ class _Collective:
                        if n.type == "return_statement" and n.named_children]
             if returns and all(r is not None and r.type == "identifier" and self.text(r) in other.aggregates
                                for r in returns):
-                found.add(name)
-        self.scan._whole_functions = frozenset(found)
+                kinds = {other.kinds[self.text(r)] for r in returns}
+                if len(kinds) == 1:
+                    found[name] = kinds.pop()
+        self.scan._whole_functions = found
         return self.scan._whole_functions
 
     def _aggregates(self) -> set[str]:
         """The collective locals that hold a whole-warp result: every collective write of them is
-        of one form, 'loop', 'vote' or 'call' (:meth:`_write_form`); per-thread writes (its
-        input) may come before."""
+        of one form, 'loop', 'vote' or 'call', and of one kind (:meth:`_write_form`), which
+        :attr:`kinds` keeps. Per-thread writes (its input) may come before; a per-thread write or
+        an increment after the first collective write replaces or changes the result, so the
+        local is no whole-warp result."""
         forms: dict[str, set[str]] = {}
+        kinds: dict[str, set[str | None]] = {}
+        first_collective: dict[str, int] = {}
         for target, value, node in _local_writes(self.flow):
             if target not in self.held:
                 continue
             if any(_is_source(self.flow, part, self.held, self.functions) for part in _warp._descendants(value)):
-                form = self._write_form(target, value, node)
+                form, kind = self._write_form(target, value, node)
                 if form == "loop":  # one reduction: a second one would reduce the results again
                     form = f"loop@{self._full_loop(node).start_byte}"
                 elif node.type == "assignment_expression" and self.text(node.child_by_field_name("operator")) != "=":
                     form = "partial"  # accumulates whole-warp results: one per warp at 32, at 64 fewer
                 forms.setdefault(target, set()).add(form)
+                kinds.setdefault(target, set()).add(kind)
+                first_collective.setdefault(target, node.start_byte)
+            elif target in first_collective:
+                forms[target].add("partial")  # a per-thread value replaces the whole-warp result
+        for node in _warp._descendants(self.flow.function):
+            if node.type == "update_expression":
+                argument = _strip(node.child_by_field_name("argument"))
+                name = self.text(argument) if argument is not None and argument.type == "identifier" else ""
+                if name in first_collective and node.start_byte > first_collective[name]:
+                    forms[name].add("partial")  # ``v++`` after the reduction: one more per warp
         self._forms = {name: {form.split("@")[0] for form in found} for name, found in forms.items()}
-        return {name for name, found in forms.items() if len(found) == 1 and "partial" not in found}
+        whole = {name for name, found in forms.items()
+                 if len(found) == 1 and "partial" not in found and len(kinds[name]) == 1 and None not in kinds[name]}
+        self.kinds = {name: next(iter(kinds[name])) for name in whole}
+        return whole
 
-    def whole(self, value: tree_sitter.Node) -> bool:
-        """Every collective part of ``value`` is a whole-warp result."""
-        for part in _warp._descendants(value):
-            if part.type == "identifier" and _is_source(self.flow, part, self.held, self.functions):
-                if self.text(part) not in self.aggregates:
-                    return False
-            elif part.type == "call_expression" and _is_source(self.flow, part, self.held, self.functions):
-                if self._write_form("", part, part) not in ("vote", "call"):
-                    return False
-        return True
+    def kind_of(self, value: tree_sitter.Node) -> str | None:
+        """The kind of whole-warp result ``value`` is as it stands, through parentheses and casts:
+        a local holding one (:attr:`kinds`), a vote, or a call of a function returning one; None
+        for anything else, a value computed from one included (``v > 200``, ``c * c``)."""
+        stripped = _strip(value)
+        if stripped is None:
+            return None
+        if stripped.type == "identifier":
+            name = self.text(stripped)
+            return self.kinds.get(name) if name in self.aggregates else None
+        if stripped.type == "call_expression":
+            form, kind = self._write_form("", stripped, stripped)
+            return kind if form in ("vote", "call") else None
+        return None
 
     def text(self, node) -> str:
         return self.flow.text(node)
@@ -744,8 +844,12 @@ class _Collective:
                 if name in _COMBINING_ATOMICS and len(named) > 1 and named[1] == child:
                     if not self.lane_zero_guard(call):
                         return "it is combined atomically by every lane, not by the first lane of each warp"
-                    return None if self.whole(named[1]) else \
-                        "the first lane of each warp combines a result that is not over the whole warp"
+                    kind = self.kind_of(child)
+                    if kind is None:
+                        return "the first lane of each warp combines a value that is not a whole-warp result " \
+                               "as the reduction left it"
+                    problem = combine_problem(kind, _COMBINING_ATOMICS[name])
+                    return f"the first lane of each warp gives it to {name}: {problem}" if problem else None
                 return f"it is passed to {name or 'a call'}"
             if kind == "init_declarator" and parent.child_by_field_name("value") == child:
                 target = parent.child_by_field_name("declarator")
@@ -762,8 +866,13 @@ class _Collective:
                     if name in self.flow.shared and self.flow.shared[name] != "2d" and \
                             self.flow.kind(index) == "warp" and self.lane_zero_guard(parent):
                         self.slots.add(name)
-                        return None if self.whole(child) else \
-                            "the first lane of each warp stores a result that is not over the whole warp"
+                        kind = self.kind_of(child)
+                        if kind is None:
+                            return "the first lane of each warp stores a value that is not a whole-warp result " \
+                                   "as the reduction left it"
+                        self.slot_kinds.setdefault(name, set()).add(kind)
+                        problem = combine_problem(kind, kind) if kind in _NONZERO_IDENTITY else None
+                        return f"the first lane of each warp stores it in a per-warp slot: {problem}" if problem else None
                 return "it is stored to memory other than a per-warp __shared__ slot written by the warp's first lane"
             if kind in ("subscript_argument_list", "subscript_expression"):
                 return "it indexes memory"
@@ -794,18 +903,54 @@ class _Collective:
                 and (self.scan.is_warp_count(condition.child_by_field_name("right"))
                      or self.flow._rounded_warp_count(condition.child_by_field_name("right")))):
             return "it is read other than by a loop over every warp of the block"
+        operation = self._fold_operation(node)
+        if operation is None:
+            return "it is read other than into a local folding every warp's slot by one operation " \
+                   "(t += s[w], t = max(t, s[w]), ...)"
+        array = self.text(_strip(node.child_by_field_name("argument")))
+        problems = sorted(filter(None, (combine_problem(kind, operation) for kind in self.slot_kinds.get(array, ()))))
+        return f"the slots are folded by {operation}: {problems[0]}" if problems else None
+
+    def _fold_operation(self, node: tree_sitter.Node) -> str | None:
+        """The operation by which the slot read ``node`` is folded into a local ``t``: ``t op= s[w]``,
+        ``t = t op s[w]`` (either order) or ``t = max(t, s[w])`` (and min, fmaxf, ...); None when
+        it is read any other way."""
         child = node
-        while True:
-            parent = child.parent
-            if parent is not None and (parent.type in _TRANSPARENT or parent.type == "binary_expression"
-                                       or parent.type == "argument_list" and _call_name(self.scan, parent.parent) in _PURE_CALLS):
-                child = parent if parent.type != "argument_list" else parent.parent
-                continue
-            if parent is not None and parent.type == "assignment_expression" and parent.child_by_field_name("right") == child:
-                left = _strip(parent.child_by_field_name("left"))
-                if left is not None and left.type == "identifier" and self.text(left) in self.flow.scope.declared:
-                    return None
-            return "it is read other than into a local summing every warp's slot"
+        while child.parent is not None and child.parent.type in _TRANSPARENT:
+            child = child.parent
+        parent = child.parent
+        if parent is not None and parent.type == "assignment_expression" and parent.child_by_field_name("right") == child:
+            operator = self.text(parent.child_by_field_name("operator"))
+            return self._local_fold(parent, _COMBINING_OPERATORS.get(operator[:-1]) if operator != "=" else None, None)
+        if parent is not None and parent.type == "binary_expression":
+            operation = _COMBINING_OPERATORS.get(self.text(parent.child_by_field_name("operator")))
+            operands = [parent.child_by_field_name("left"), parent.child_by_field_name("right")]
+        elif parent is not None and parent.type == "argument_list" and parent.parent is not None:
+            operation = _COMBINING_CALLS.get(_call_name(self.scan, parent.parent))
+            operands = [c for c in parent.named_children if c.type != "comment"]
+            parent = parent.parent
+        else:
+            return None
+        if operation is None or len(operands) != 2:
+            return None
+        other = _strip(operands[1] if operands[0] == child else operands[0])
+        while parent.parent is not None and parent.parent.type in _TRANSPARENT:
+            parent = parent.parent
+        write = parent.parent
+        if write is None or write.type != "assignment_expression" or write.child_by_field_name("right") != parent or \
+                self.text(write.child_by_field_name("operator")) != "=":
+            return None
+        return self._local_fold(write, operation, other)
+
+    def _local_fold(self, write: tree_sitter.Node, operation: str | None, other: tree_sitter.Node | None) -> str | None:
+        """``operation`` when ``write`` assigns a local of the function and ``other`` (the second
+        operand of a ``t = t op s[w]`` fold, None for ``t op= s[w]``) is that local."""
+        left = _strip(write.child_by_field_name("left"))
+        if operation is None or left is None or left.type != "identifier" or self.text(left) not in self.flow.scope.declared:
+            return None
+        if other is not None and (other.type != "identifier" or self.text(other) != self.text(left)):
+            return None
+        return operation
 
 
 def unsafe_collective_uses(scan: "_Scan", function: tree_sitter.Node,

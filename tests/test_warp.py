@@ -1044,3 +1044,77 @@ def test_fixture_with_crlf_line_endings_is_fixed_the_same(case, tmp_path):
     _, findings = convert_fixture(case, tmp_path, fix=True)
     assert [f"{f.line}:{f.column} {f.rule_id} {f.message}" for f in report.findings if f.rule_id.startswith("HP11")] \
         == findings
+
+
+_COMBINE_HEAD = ("#include <cuda_runtime.h>\n"
+                 "__global__ void k(const int* in, int* out) {\n"
+                 "  __shared__ int s[32];\n"
+                 "  int lane = threadIdx.x % 32, wid = threadIdx.x / 32;\n"
+                 "  int v = in[threadIdx.x];\n")
+_SUM = "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);\n"
+_MAX = "  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffff, v, o));\n"
+_PARTIAL = ("once widened, a warp maximum takes a 0 for every lane a partial last wavefront lacks (a block of 96 "
+            "threads ends in a 32-lane wavefront, and ds_bpermute reads 0 from a lane that is not there)")
+_FOLD = ("  if (lane == 0) s[wid] = %s;\n  __syncthreads();\n"
+         "  if (threadIdx.x == 0) { int t = 0; for (int w = 0; w < blockDim.x / 32; ++w) %s; *out = t; }\n")
+
+
+@pytest.mark.parametrize("body, reason", [
+    (_MAX + "  if (lane == 0) atomicAdd(out, v);\n",
+     "the warp-collective value `v` (line 7) makes the result depend on the warp's width: the first lane of each "
+     "warp gives it to atomicAdd: " + _PARTIAL),
+    (_MAX + "  if (lane == 0) atomicMax(out, v);\n",
+     "the warp-collective value `v` (line 7) makes the result depend on the warp's width: the first lane of each "
+     "warp gives it to atomicMax: " + _PARTIAL),
+    (_SUM + "  if (lane == 0) atomicMax(out, v);\n",
+     "the warp-collective value `v` (line 7) makes the result depend on the warp's width: the first lane of each "
+     "warp gives it to atomicMax: it combines a warp sum by max, so the total depends on how many lanes each warp "
+     "has"),
+    ("  int a = __any_sync(0xffffffff, v > 5);\n  if (lane == 0) atomicAdd(out, a);\n",
+     "the warp-collective value `a` (line 7) makes the result depend on the warp's width: the first lane of each "
+     "warp gives it to atomicAdd: it combines an any-vote (one 0 or 1 per warp) by sum, so the total depends on how "
+     "many lanes each warp has"),
+    (_SUM + "  if (lane == 0) atomicAdd(out, v > 200);\n",
+     "the warp-collective value `v` (line 7) makes the result depend on the warp's width: the first lane of each "
+     "warp combines a value that is not a whole-warp result as the reduction left it"),
+    ("  int c = __popc(__ballot_sync(0xffffffff, v > 0));\n  if (lane == 0) atomicAdd(out, c * c);\n",
+     "the warp-collective value `c` (line 7) makes the result depend on the warp's width: the first lane of each "
+     "warp combines a value that is not a whole-warp result as the reduction left it"),
+    (_SUM + "  v++;\n  if (lane == 0) atomicAdd(out, v);\n",
+     "the warp-collective value `v` (line 8) makes the result depend on the warp's width: the first lane of each "
+     "warp combines a value that is not a whole-warp result as the reduction left it"),
+    (_MAX + _FOLD % ("v", "t = max(t, s[w])"),
+     "the warp-collective value `v` (line 7) makes the result depend on the warp's width: the first lane of each "
+     "warp stores it in a per-warp slot: " + _PARTIAL),
+    ("  int a = __all_sync(0xffffffff, v > 5);\n" + _FOLD % ("a", "t += s[w]"),
+     "the per-warp slot `s[w]` (line 9) makes the result depend on the warp's width: the slots are folded by sum: "
+     "it combines an all-vote (one 0 or 1 per warp) by sum, so the total depends on how many lanes each warp has"),
+    (_SUM + _FOLD % ("v", "t = t * 2 + s[w]"),
+     "the per-warp slot `s[w]` (line 9) makes the result depend on the warp's width: it is read other than into a "
+     "local folding every warp's slot by one operation (t += s[w], t = max(t, s[w]), ...)"),
+])
+def test_whole_warp_results_combined_other_than_by_their_reduction_run_as_logical_warps(tmp_path, body, reason):
+    """A whole-warp result combined across warps is the same at widths 32 and 64 only when the
+    warps' results are combined by the reduction's own operation, unchanged (issue 11: a max
+    reduction summed by atomicAdd printed 316 at width 32 and 190 at 64 when widened), and the
+    reduction's identity is 0: a maximum, minimum, AND or product reduction takes a 0 from each
+    lane a partial last wavefront lacks (a block of 96 threads). Anything else runs as logical
+    warps, and HP1116 names the use."""
+    _, findings = port(tmp_path, _COMBINE_HEAD + body + "}\n", fix=True, name="k.cu")
+    logical = [f for f in findings if " HP1116 " in f]
+    assert len(logical) == 1 and logical[0].endswith(f"it was not widened because {reason}"), findings
+    assert not [f for f in findings if " HP1107 " in f]
+
+
+@pytest.mark.parametrize("body", [
+    _SUM + "  if (lane == 0) atomicAdd(out, v);\n",
+    "  for (int o = 16; o > 0; o >>= 1) v |= __shfl_xor_sync(0xffffffff, v, o);\n  if (lane == 0) atomicOr(out, v);\n",
+    "  int a = __any_sync(0xffffffff, v > 5);\n  if (lane == 0) atomicOr(out, a);\n",
+    "  int a = __all_sync(0xffffffff, v > 5);\n  if (lane == 0) atomicAnd(out, a);\n",
+    "  if (lane == 0) atomicAdd(out, __popc(__ballot_sync(0xffffffff, v > 0)));\n",
+    _SUM + _FOLD % ("v", "t = s[w] + t"),
+    "  int a = __any_sync(0xffffffff, v > 5);\n" + _FOLD % ("a", "t = max(t, s[w])"),
+])
+def test_whole_warp_results_combined_by_their_reduction_are_widened(tmp_path, body):
+    _, findings = port(tmp_path, _COMBINE_HEAD + body + "}\n", fix=True, name="k.cu")
+    assert [f for f in findings if " HP1107 " in f] and not [f for f in findings if " HP1116 " in f or " HP1111 " in f]

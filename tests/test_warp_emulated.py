@@ -24,6 +24,10 @@ mask_macro keeps its full mask in a macro (``#define FULL_MASK 0xffffffff``) tha
 and a ballot use: its unfixed port does not build (HIP's static assertion on 32-bit masks, which
 the emulator's headers make too), and --fix's widening of the macro body (HP1107) gives the
 reference at both widths.
+block_max_96 combines per-warp maxima by atomicMax in blocks of 96 threads: widened (what --fix
+wrote before, old_fix.hip), the last wavefront of each block has 32 lanes and its shuffles read
+0 from the 32 it lacks, so the maxima of negative values come out 0 (HIP's mask check traps
+first unless NDEBUG is defined); --fix now runs it as logical warps, right at both widths.
 """
 
 from __future__ import annotations
@@ -36,7 +40,8 @@ from hipport import emulator
 from hipport.convert import ConvertOptions, convert_tree
 
 FIXTURES = Path(__file__).parent / "fixtures" / "warp"
-CASES = ["ballot_rank", "block_sum", "warp_size_define", "ballot_out_param", "syncwarp_exchange", "mask_macro"]
+CASES = ["ballot_rank", "block_sum", "warp_size_define", "ballot_out_param", "syncwarp_exchange", "mask_macro",
+         "block_max_96"]
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +122,26 @@ def test_half_fixed_block_sum_at_width_64_is_wrong():
         "block 3: sum -nan (expected -80.0)\n"
         "Test FAILED\n")
     assert run(FIXTURES / "block_sum" / "old_fix.hip", 32).stdout == reference("block_sum")
+
+
+def test_block_max_96_unfixed_and_widened_at_width_64_trap_or_are_wrong(ports):
+    """The unfixed port and the old widening keep a full 64-lane mask in a 32-lane last
+    wavefront: HIP's mask check traps; without it (NDEBUG) the widened maxima read 0 from the
+    lanes the wavefront lacks."""
+    message = (":17: mask 0xffffffffffffffff but the lanes calling it with that mask are 0xffffffff "
+               "(HIP traps: every lane in the mask must execute the call, no other lane may)")
+    for program in (ports["block_max_96"][0], FIXTURES / "block_max_96" / "old_fix.hip"):
+        result = run(program, 64)
+        assert (result.returncode, result.stdout) == (134, "")
+        assert f"__shfl_xor_sync at {program}{message}" in result.stderr
+    result = emulator.execute(FIXTURES / "block_max_96" / "old_fix.hip", wave=64, timeout=120, defines=["NDEBUG"])
+    assert (result.returncode, result.stdout) == (1, (
+        "block 0: max 0 (expected -9)\n"
+        "block 1: max 0 (expected -5)\n"
+        "block 2: max 0 (expected -2)\n"
+        "Test FAILED\n"))
+    result = emulator.execute(FIXTURES / "block_max_96" / "old_fix.hip", wave=32, timeout=120, defines=["NDEBUG"])
+    assert (result.returncode, result.stdout) == (0, reference("block_max_96"))
 
 
 def test_half_fixed_ballot_rank_at_width_64_is_wrong():

@@ -28,6 +28,7 @@ from hipport.convert import ConvertOptions, convert_tree
 import warp_idioms
 
 SEED, COUNT = 11, 96
+TOTAL = COUNT + len(warp_idioms.CONTRASTS)
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +65,7 @@ def test_the_program_is_the_same_on_every_run():
     """The expected decisions below are of this exact text (a change to the generator, or to
     Python's random sequence for a seed, shows here first)."""
     assert hashlib.sha256(warp_idioms.program(SEED, COUNT).encode()).hexdigest() == (
-        "5904f3b7f863f1f11baf9e96d9819503fdbfa2bb9d50fce4b0c1665c7fdd387a")
+        "838c27c1520d463ba93523e72a645718d8fc6707f30f2176d9270a2c9bd3a6bd")
     drawn = warp_idioms.kernels(SEED, COUNT)
     assert {stage for kernel in drawn for stage in kernel["stages"]} == set(warp_idioms.STAGES)
     assert {kernel["output"] for kernel in drawn} == set(warp_idioms.OUTPUTS)
@@ -73,23 +74,26 @@ def test_the_program_is_the_same_on_every_run():
 def test_every_kernel_is_decided_and_none_is_left_as_written(idioms):
     root, report = idioms
     decisions = _decisions(root, report)
-    assert sorted(decisions, key=lambda k: int(k[1:])) == [f"k{i}" for i in range(COUNT)]
+    assert sorted(decisions, key=lambda k: int(k[1:])) == [f"k{i}" for i in range(TOTAL)]
     widened = sorted((k for k, rule in decisions.items() if rule == "HP1107"), key=lambda k: int(k[1:]))
-    assert widened == ["k26", "k52", "k59", "k75", "k76"]
-    assert sum(rule == "HP1116" for rule in decisions.values()) == COUNT - len(widened)
+    assert widened == ["k96", "k103", "k104", "k110", "k113"]
+    assert sum(rule == "HP1116" for rule in decisions.values()) == TOTAL - len(widened)
     assert not [f for f in report.findings if f.severity == "error"]
-    # the widened kernels: whole-warp reductions and ballot counts reaching memory only through
-    # the first lane of each warp
+    # the widened kernels: whole-warp sums and any-votes reaching memory only through the first
+    # lane of each warp, combined across warps by the reduction's own operation (an any-vote by OR
+    # or maximum); their contrasts (the same result counted, compared, squared, bumped or combined
+    # by another operation) and the maximum reductions (a partial wavefront adds 0s) run as
+    # logical warps
     shapes = {k["name"]: f"{'+'.join(k['stages'])}->{k['output']}" for k in warp_idioms.kernels(SEED, COUNT)}
-    assert [shapes[k] for k in widened] == ["ballot_count->first_lane_atomic", "reduce_down->shared_fold",
-                                            "reduce_down->first_lane_atomic", "reduce_down->shared_fold",
-                                            "reduce_down->shared_fold"]
+    assert [shapes[k] for k in widened] == [
+        "reduce_down->first_lane_atomic", "vote_any_value->first_lane_or", "vote_any_value->first_lane_max",
+        "ballot_count->first_lane_atomic", "reduce_down->shared_fold"]
 
 
 @pytest.mark.parametrize("wave", [64, 32])
 def test_fix_output_prints_the_reference_at_both_widths(idioms, wave):
     root, _ = idioms
     reference = _lines(emulator.execute(root / "port" / "idioms.hip", wave=32, timeout=300))
-    assert len(reference) == COUNT
+    assert len(reference) == TOTAL
     fixed = _lines(emulator.execute(root / "fix" / "idioms.hip", wave=wave, timeout=300))
     assert {k: v for k, v in fixed.items() if reference[k] != v} == {}
