@@ -70,7 +70,7 @@ _CUDA_OF_HELPER = {helper: cuda for cuda, helper in RENAMES.items()}
 #: pointer to one, and forwards the others unchanged (:func:`forwarding_lines`).
 KERNEL_CAST = "reinterpret_cast<const void*>({})"
 #: Findings of ``convert`` that describe an edit of the port which the compat tree does not get.
-_PORT_EDIT_CHECKS = {"HP1101": "the port widens the mask to 0xffffffffffffffffULL; HIP 6.4 refuses a 32-bit mask at compile time",
+_PORT_EDIT_CHECKS = {"HP1101": "the port widens the mask to hipport_wave_lanes(), a 64-bit mask; HIP 6.4 refuses a 32-bit mask at compile time",
                      "HP2005": "the port guards this definition with #if !defined(__HIP_PLATFORM_AMD__), as HIP's vector types define it on AMD"}
 
 

@@ -9,7 +9,9 @@ uses ``warpSize`` at run time only. This pass reports:
 
 * full 32-bit literal masks (``0xffffffff``, also cast to a 32-bit unsigned type: ``uint32_t(-1)``,
   ``(unsigned)~0``) passed to the ``*_sync`` builtins, at calls and in macro bodies: always widened
-  to ``0xffffffffffffffffULL`` (otherwise the port does not compile) and reported (HP1101); another
+  to ``hipport_wave_lanes()``, the 64-bit mask of the lanes the calling thread's wavefront has
+  (otherwise the port does not compile, or traps in a partial wavefront: :data:`WAVE_LANES`), and
+  reported (HP1101); another
   32-bit mask in a macro body is reported there (HP1102, :meth:`_Scan.macro_masks`);
 * masks and ballot results kept in 32-bit variables, and ballots counted with ``__popc``
   (HP1102); also named full-mask constants outside functions; and every ``*_sync`` call whose
@@ -156,7 +158,33 @@ _FULL_MASK_CAST = re.compile(
     r"|static_cast\s?<\s?(?P<c>{t})\s?>\s?\(\s?{v}\s?\))$".format(
         t=r"unsigned|unsigned int|uint32_t|std::uint32_t|uint",
         v=r"(?:-\s?1|~\s?0[uU]?|0[xX][fF]{8}[uU]?|4294967295[uU]?)"))
+#: The widened full mask where a constant expression needs it (a ``const``/``constexpr`` mask).
 WIDE_FULL_MASK = b"0xffffffffffffffffULL"
+#: CUDA's full mask (every lane of the warp) as the port writes it at a call, in a macro body and
+#: in a local: the lanes of the calling thread's wavefront that its block has. A block whose
+#: size is a multiple of 32 but not of 64 (32, 96 threads) ends in a 32-lane wavefront on gfx9,
+#: and HIP's mask check (``__hip_check_mask``/``__hip_do_sync``, HIP 6.4
+#: hip/amd_detail/amd_warp_sync_functions.h: ``MASK == __ballot(true)``, a trap unless
+#: ``NDEBUG``) traps on ``0xffffffffffffffffULL`` there. Defined by :data:`_WAVE_LANES_BLOCK`.
+WAVE_LANES = b"hipport_wave_lanes()"
+_WAVE_LANES_BLOCK = (
+    b"#ifndef HIPPORT_WAVE_LANES{nl}"
+    b"#define HIPPORT_WAVE_LANES{nl}"
+    b"/* hipport (HP1101): CUDA's full warp mask 0xffffffff as the lanes of this thread's wavefront{nl}"
+    b"   that the block has: all of them, but in a last wavefront the block fills in part (a block of{nl}"
+    b"   32 or 96 threads on a 64-lane gfx9), where HIP traps on a mask naming absent lanes. */{nl}"
+    b"#if defined(__HIP_PLATFORM_AMD__) || (defined(__clang__) && defined(__HIP__)){nl}"
+    b"__device__ inline unsigned long long hipport_wave_lanes() {{nl}"
+    b"  unsigned int hipport_threads = blockDim.x * blockDim.y * blockDim.z;{nl}"
+    b"  unsigned int hipport_first = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)){nl}"
+    b"      / warpSize * warpSize;{nl}"
+    b"  unsigned int hipport_lanes = hipport_threads - hipport_first;{nl}"
+    b"  return hipport_lanes >= 64u ? ~0ull : (1ull << hipport_lanes) - 1ull;{nl}"
+    b"}{nl}"
+    b"#else{nl}"
+    b"#define hipport_wave_lanes() 0xffffffffu{nl}"
+    b"#endif{nl}"
+    b"#endif{nl}")
 
 
 def _is_full_mask(text: str) -> bool:
@@ -615,7 +643,7 @@ class _Scan:
         for name, call in calls:
             mask = _first_argument(call) if name in MASK_FUNCTIONS else None
             if mask is not None and _is_full_mask(self.text(mask)):
-                ctx.result.edits.append(Edit(mask.start_byte, mask.end_byte, WIDE_FULL_MASK))
+                ctx.result.edits.append(Edit(mask.start_byte, mask.end_byte, WAVE_LANES))
                 ctx.report("warp-mask-widened", mask, name=name, mask=self.text(mask).strip())
             function = self.function_of(call)
             if function is not None:
@@ -668,7 +696,7 @@ class _Scan:
                 point = (row, start - (source.rfind(b"\n", 0, start) + 1))
                 written = " ".join(source[start:end].decode("utf-8", "replace").split())
                 if _is_full_mask(written):
-                    ctx.result.edits.append(Edit(start, end, WIDE_FULL_MASK))
+                    ctx.result.edits.append(Edit(start, end, WAVE_LANES))
                     ctx.report("warp-mask-widened", point, name=name, mask=written)
                     continue
                 if any(node.type == "identifier" and node.text.decode() in names for node in _descendants(mask)):
@@ -701,7 +729,7 @@ class _Scan:
                 name = match.group(1).decode()
                 self.add(_Item(("file", match.start()), node, "warp-32bit-mask", name,
                                {"what": f"the macro {name} is the 32-bit full mask"},
-                               [self.fix_of(match.start(2), match.end(2), WIDE_FULL_MASK, f"the mask {name}", node)],
+                               [self.fix_of(match.start(2), match.end(2), WAVE_LANES, f"the mask {name}", node)],
                                standalone=True))
 
     # Warp-size constants ----------------------------------------------------------------------
@@ -1268,6 +1296,7 @@ class _Scan:
             self.ctx.result.edits.append(Edit(block_at, block_at, shield_from_macros(
                 self.ctx.source, block_at, _WAVEFRONT_BLOCK.replace(b"{nl}", newline))))
         self.ctx.result.edits.extend(logical_edits)
+        self.wave_lanes_block(newline)
         if logical_used and logical_at is not None:
             self.ctx.result.edits.append(Edit(logical_at, logical_at, shield_from_macros(
                 self.ctx.source, logical_at, warp32.helpers_block(logical_used, newline))))
@@ -1278,6 +1307,16 @@ class _Scan:
                     continue  # one 32-bit mask finding on a line is enough
                 lines.add(self._line(item))
             self.ctx.report(item.check, item.at, name=item.name, **item.fields)
+
+    def wave_lanes_block(self, newline: bytes) -> None:
+        """Insert :data:`_WAVE_LANES_BLOCK` once, before the first translation-unit-level construct
+        (a function, a macro, a namespace) that an edit writing :data:`WAVE_LANES` is in."""
+        offsets = [warp32.block_offset(self.ctx.source, self.ctx.node_at(edit.start, edit.end))
+                   for edit in self.ctx.result.edits if WAVE_LANES in edit.text]
+        if offsets:
+            at = min(offsets)
+            self.ctx.result.edits.append(Edit(at, at, shield_from_macros(
+                self.ctx.source, at, _WAVE_LANES_BLOCK.replace(b"{nl}", newline))))
 
     def reason_in(self, function: tree_sitter.Node | None, items: list[_Item], blocker: _Item | None) -> str | None:
         """Why --fix did not widen ``function`` (None: a file-scope item): an assumption with no
@@ -1901,7 +1940,9 @@ class _MaskFunction:
                                "elsewhere too (a prototype must change with it)")
             fixes.append(self.scan.fix_of(type_node.start_byte, type_node.end_byte, WIDE_TYPE, f"the mask {name}", declarator))
             if value is not None and _is_full_mask(self.text(value)):
-                fixes.append(self.scan.fix_of(value.start_byte, value.end_byte, WIDE_FULL_MASK, f"the mask {name}", declarator))
+                constant = b"constexpr" in self.scan.ctx.text(type_node.parent)[:type_node.start_byte - type_node.parent.start_byte]
+                fixes.append(self.scan.fix_of(value.start_byte, value.end_byte, WIDE_FULL_MASK if constant else WAVE_LANES,
+                                              f"the mask {name}", declarator))
         for node in _descendants(self.function):
             if node.type == "identifier" and self.text(node) in self.masks:
                 parent = node.parent

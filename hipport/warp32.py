@@ -65,6 +65,8 @@ from .edits import Edit
 if TYPE_CHECKING:
     from .warp import _Scan
 
+#: The widened full mask's helper (:data:`hipport.warp.WAVE_LANES`), skipped like these helpers.
+WAVE_LANES_HELPER = "hipport_wave_lanes"
 #: How every helper's name starts (the helpers themselves are never scanned or rewritten).
 HELPER_PREFIX = "hipport_warp32_"
 
@@ -208,8 +210,9 @@ def _guard(name: str) -> bytes:
 
 
 def _inside_own_guard(scan: "_Scan", node: tree_sitter.Node, name: str) -> bool:
-    """``node`` lies inside ``#ifndef <the guard of helper name>``, as :func:`helpers_block` writes it."""
-    guard = _guard(name)
+    """``node`` lies inside ``#ifndef <the guard of helper name>``, as :func:`helpers_block` writes
+    it (``hipport_wave_lanes``: ``HIPPORT_WAVE_LANES``, as :mod:`hipport.warp` writes it)."""
+    guard = b"HIPPORT_WAVE_LANES" if name == WAVE_LANES_HELPER else _guard(name)
     parent = node.parent
     while parent is not None:
         if parent.type == "preproc_ifdef":
@@ -221,11 +224,12 @@ def _inside_own_guard(scan: "_Scan", node: tree_sitter.Node, name: str) -> bool:
 
 
 def is_own_helper(scan: "_Scan", function: tree_sitter.Node) -> bool:
-    """``function`` is one of hipport's helpers as :func:`helpers_block` writes them (a second
+    """``function`` is one of hipport's helpers as :func:`helpers_block` (or, for
+    ``hipport_wave_lanes``, :mod:`hipport.warp`) writes them (a second
     ``--fix`` of its output): a helper's name, inside that helper's ``#ifndef`` guard. A function
     of the code that merely starts with :data:`HELPER_PREFIX` is the code's own and is scanned."""
     name = scan.function_name(function)
-    return name in _HELPERS and _inside_own_guard(scan, function, name)
+    return (name in _HELPERS or name == WAVE_LANES_HELPER) and _inside_own_guard(scan, function, name)
 
 
 def foreign_helper_definitions(scan: "_Scan") -> list[tuple[str, int]]:

@@ -282,7 +282,7 @@ def test_fix_applies_the_edits_that_stay_cuda_and_refuses_the_others(toolchain, 
         "7:5 HP1214 info 'register' storage class deleted (declaration; --fix): C++17, the standard clang compiles HIP as, has none",
         "7:39 HP1107 info lane arithmetic: % 32 rewritten to % warpSize (--fix)",
         "8:14 HP1107 info the mask mask: unsigned rewritten to unsigned long long (--fix)",
-        "8:35 HP1401 error __ballot_sync: the port widens the mask to 0xffffffffffffffffULL; HIP 6.4 refuses a 32-bit mask "
+        "8:35 HP1401 error __ballot_sync: the port widens the mask to hipport_wave_lanes(), a 64-bit mask; HIP 6.4 refuses a 32-bit mask "
         "at compile time; in a --compat tree the CUDA source keeps it as written, which no name mapping can change",
         "9:48 HP1107 info the count of a lane mask: __popc rewritten to __popcll (--fix)",
         "10:5 HP1108 warning __syncwarp: HIP has __syncwarp only from HIP 7.0 (ROCm 7)",

@@ -85,7 +85,7 @@ def test_widened_warp_masks_compile_for_amd_and_nvidia(toolchain, tmp_path):
     warp-sync builtins enabled) and on NVIDIA."""
     convert_tree(FIXTURES / "compile" / "warp_reduce.cu", tmp_path / "out")
     ported = tmp_path / "out" / "warp_reduce.hip"
-    assert "__shfl_down_sync(0xffffffffffffffffULL, v, offset)" in ported.read_text()
+    assert "__shfl_down_sync(hipport_wave_lanes(), v, offset)" in ported.read_text()
     toolchain.compile_amd(ported, tmp_path / "amd.o", ("gfx90a", "gfx1100"), extra_flags=("-std=c++17",))
     assert toolchain.code_object_targets(tmp_path / "amd.o") == [
         "hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]

@@ -23,6 +23,26 @@ FIXTURES = Path(__file__).parent / "fixtures" / "warp"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "original.cu").exists())
 #: A function that --fix rewrote has none of these left (HP1101 is the always-applied widening).
 ASSUMPTIONS = ("HP1102", "HP1103", "HP1104", "HP1105", "HP1106", "HP1110", "HP1112", "HP1113")
+#: What the port inserts once, before the first construct whose full mask it widens (HP1101):
+#: the lanes of the calling thread's wavefront that its block has.
+WAVE_LANES_BLOCK = (
+    "#ifndef HIPPORT_WAVE_LANES\n"
+    "#define HIPPORT_WAVE_LANES\n"
+    "/* hipport (HP1101): CUDA's full warp mask 0xffffffff as the lanes of this thread's wavefront\n"
+    "   that the block has: all of them, but in a last wavefront the block fills in part (a block of\n"
+    "   32 or 96 threads on a 64-lane gfx9), where HIP traps on a mask naming absent lanes. */\n"
+    "#if defined(__HIP_PLATFORM_AMD__) || (defined(__clang__) && defined(__HIP__))\n"
+    "__device__ inline unsigned long long hipport_wave_lanes() {\n"
+    "  unsigned int hipport_threads = blockDim.x * blockDim.y * blockDim.z;\n"
+    "  unsigned int hipport_first = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z))\n"
+    "      / warpSize * warpSize;\n"
+    "  unsigned int hipport_lanes = hipport_threads - hipport_first;\n"
+    "  return hipport_lanes >= 64u ? ~0ull : (1ull << hipport_lanes) - 1ull;\n"
+    "}\n"
+    "#else\n"
+    "#define hipport_wave_lanes() 0xffffffffu\n"
+    "#endif\n"
+    "#endif\n")
 
 
 def port(tmp_path, body, fix=False, name="k.cpp"):
@@ -48,17 +68,17 @@ def test_full_masks_are_widened_and_reported(tmp_path):
         "  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down_sync(0xffffffff, v, o);\n"
         "  return __shfl_sync(0xFFFFFFFFu, v, 0) + __any_sync(0xffffffff, v > 0);\n"
         "}\n"))
-    assert text == (
+    assert text == WAVE_LANES_BLOCK + (
         "__device__ float sum(float v) {\n"
-        "  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffffffffffULL, v, o);\n"
-        "  return __shfl_sync(0xffffffffffffffffULL, v, 0) + __any_sync(0xffffffffffffffffULL, v > 0);\n"
+        "  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down_sync(hipport_wave_lanes(), v, o);\n"
+        "  return __shfl_sync(hipport_wave_lanes(), v, 0) + __any_sync(hipport_wave_lanes(), v > 0);\n"
         "}\n")
     assert findings == [
-        "2:67 HP1101 the full lane mask 0xffffffff of __shfl_down_sync was widened to 0xffffffffffffffffULL: "
+        "2:67 HP1101 the full lane mask 0xffffffff of __shfl_down_sync was widened to hipport_wave_lanes(), the lanes of its wavefront: "
         "HIP's warp builtins take 64-bit masks",
-        "3:22 HP1101 the full lane mask 0xFFFFFFFFu of __shfl_sync was widened to 0xffffffffffffffffULL: "
+        "3:22 HP1101 the full lane mask 0xFFFFFFFFu of __shfl_sync was widened to hipport_wave_lanes(), the lanes of its wavefront: "
         "HIP's warp builtins take 64-bit masks",
-        "3:54 HP1101 the full lane mask 0xffffffff of __any_sync was widened to 0xffffffffffffffffULL: "
+        "3:54 HP1101 the full lane mask 0xffffffff of __any_sync was widened to hipport_wave_lanes(), the lanes of its wavefront: "
         "HIP's warp builtins take 64-bit masks",
     ]
 
@@ -154,7 +174,7 @@ def test_issue_input_1_ballot_rank_runs_as_logical_warps(tmp_path):
     text, findings = convert_fixture("ballot_rank", tmp_path, fix=True)
     kernel = text.split("__global__ void compact_positive")[1].split("\n}\n")[0]
     assert "    int lane = threadIdx.x % 32;\n" in kernel
-    assert "    unsigned m = hipport_warp32_ballot_sync(0xffffffffffffffffULL, x > 0);\n" in kernel
+    assert "    unsigned m = hipport_warp32_ballot_sync(hipport_wave_lanes(), x > 0);\n" in kernel
     assert "    int rank = __popc(m & ((1u << lane) - 1));\n" in kernel
     counter = text.split("__global__ void count_positive")[1].split("\n}\n")[0]
     assert "    unsigned b = hipport_warp32_ballot_sync(" in counter
@@ -168,7 +188,7 @@ def test_issue_input_1_ballot_rank_runs_as_logical_warps(tmp_path):
 def test_issue_input_2_block_sum_fixed_whole(tmp_path):
     text, _ = convert_fixture("block_sum", tmp_path, fix=True)
     assert "    int lane = threadIdx.x % warpSize, wid = threadIdx.x / warpSize;\n" in text
-    assert "    for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffffffffffULL, v, o);\n" in text
+    assert "    for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_down_sync(hipport_wave_lanes(), v, o);\n" in text
     assert "    for (int w = 0; w < (blockDim.x + warpSize - 1) / warpSize; ++w) t += s[w];\n" in text
     assert "    __shared__ float s[32];\n" in text
 
@@ -182,7 +202,7 @@ def test_warp_size_define_and_its_neighbours_run_as_logical_warps(tmp_path):
     assert "\n#define WARP_SIZE 32\n" in text
     assert "    __shared__ float partial[WARP_SIZE];\n" in text
     assert "    const int lane = threadIdx.x % 32;\n" in text
-    assert "hipport_warp32_shfl_down_sync(0xffffffffffffffffULL, v, o)" in text
+    assert "hipport_warp32_shfl_down_sync(hipport_wave_lanes(), v, o)" in text
     assert [f.split(" --fix ported ")[1].split(" as ")[0] for f in findings if " HP1116 " in f] == [
         "warp_reduce", "warp_max", "block_stats"]
     assert not [f for f in findings if f.split()[1] in ASSUMPTIONS + ("HP1111", "HP1107")]
@@ -195,7 +215,7 @@ def test_a_function_fix_cannot_widen_runs_as_logical_warps_with_its_callers(tmp_
     fixed, findings = convert_fixture("ballot_out_param", tmp_path, fix=True)
     plain, plain_findings = convert_fixture("ballot_out_param", tmp_path, fix=False)
     assert without_logical_warps(fixed) == plain
-    assert "    unsigned ballot = hipport_warp32_ballot_sync(0xffffffffffffffffULL, predicate);\n" in fixed
+    assert "    unsigned ballot = hipport_warp32_ballot_sync(hipport_wave_lanes(), predicate);\n" in fixed
     reason = ("the lane mask `ballot` is used in `*ballot_out = ballot;` (line 15), which --fix cannot widen to 64 bits")
     assert [f for f in findings if " HP1116 " in f] == [
         logical("12:16", "rank_in_warp") + reason,
@@ -587,7 +607,7 @@ def test_syncwarp_and_warp_reductions_are_reported(tmp_path):
     assert findings == [
         "2:3 HP1108 __syncwarp: HIP has __syncwarp only from HIP 7.0 (ROCm 7)",
         "3:10 HP1109 __reduce_add_sync: HIP has no __reduce_*_sync warp reductions",
-        "3:28 HP1101 the full lane mask 0xffffffff of __reduce_add_sync was widened to 0xffffffffffffffffULL: "
+        "3:28 HP1101 the full lane mask 0xffffffff of __reduce_add_sync was widened to hipport_wave_lanes(), the lanes of its wavefront: "
         "HIP's warp builtins take 64-bit masks",
     ]
 
@@ -607,14 +627,15 @@ def test_masks_in_macro_bodies_and_full_mask_casts(tmp_path):
         "  v += __shfl_xor_sync(unsigned(-1), v, 2) + __shfl_xor_sync((uint32_t)~0u, v, 4);\n"
         "  return __shfl_sync(static_cast<unsigned int>(0xffffffffu), v, 0);\n"
         "}\n"), fix=False)
-    lines = text.splitlines()
-    assert lines[0] == "#define SHFL_XOR(v, m) __shfl_xor_sync(0xffffffffffffffffULL, v, m)"
-    assert lines[2] == "  __shfl_sync(0xffffffffffffffffULL, v, l)"
+    assert text.startswith(WAVE_LANES_BLOCK)
+    lines = text[len(WAVE_LANES_BLOCK):].splitlines()
+    assert lines[0] == "#define SHFL_XOR(v, m) __shfl_xor_sync(hipport_wave_lanes(), v, m)"
+    assert lines[2] == "  __shfl_sync(hipport_wave_lanes(), v, l)"
     assert lines[3] == "#define HALF(v) __shfl_down_sync(0xffffu, v, 1)"
-    assert lines[6] == ("  v += __shfl_xor_sync(0xffffffffffffffffULL, v, 2) + "
-                        "__shfl_xor_sync(0xffffffffffffffffULL, v, 4);")
-    assert lines[7] == "  return __shfl_sync(0xffffffffffffffffULL, v, 0);"
-    widened = ("{at} HP1101 the full lane mask {mask} of {name} was widened to 0xffffffffffffffffULL: "
+    assert lines[6] == ("  v += __shfl_xor_sync(hipport_wave_lanes(), v, 2) + "
+                        "__shfl_xor_sync(hipport_wave_lanes(), v, 4);")
+    assert lines[7] == "  return __shfl_sync(hipport_wave_lanes(), v, 0);"
+    widened = ("{at} HP1101 the full lane mask {mask} of {name} was widened to hipport_wave_lanes(), the lanes of its wavefront: "
                "HIP's warp builtins take 64-bit masks")
     assert findings == [
         widened.format(at="1:40", mask="uint32_t(-1)", name="__shfl_xor_sync"),
@@ -636,8 +657,8 @@ def test_macro_body_masks_from_parameters_or_widened_names_are_not_reported(tmp_
             "#define ALL(v) __shfl_sync(FULL_MASK, v, 0)\n"
             "__device__ float f(float v) { return SHFL(0xffffffffffffffffULL, v) + ALL(v); }\n")
     text, findings = port(tmp_path, body, fix=True)
-    assert text.splitlines()[0] == "#define FULL_MASK 0xffffffffffffffffULL"
-    assert findings == ["1:9 HP1107 the mask FULL_MASK: 0xffffffff rewritten to 0xffffffffffffffffULL (--fix)"]
+    assert text == WAVE_LANES_BLOCK + body.replace("0xffffffff\n", "hipport_wave_lanes()\n", 1)
+    assert findings == ["1:9 HP1107 the mask FULL_MASK: 0xffffffff rewritten to hipport_wave_lanes() (--fix)"]
     _, plain = port(tmp_path, body)
     assert plain == [
         "1:9 HP1102 FULL_MASK: the macro FULL_MASK is the 32-bit full mask, but AMD wavefronts have 64 lanes and HIP "
@@ -675,7 +696,7 @@ def test_fix_rewrites_syncwarp_to_hip7s_definition(tmp_path):
         "__device__ void g() { __syncwarp(); }\n"
         "}\n"), fix=True)
     assert text == (
-        "#include <cstdio>\n"
+        "#include <cstdio>\n" + WAVE_LANES_BLOCK +
         "namespace n {\n"
         "#ifndef HIPPORT_SYNCWARP\n"
         "#if defined(__HIP_PLATFORM_NVIDIA__) /* HIP on NVIDIA: CUDA's own */\n"
@@ -688,7 +709,7 @@ def test_fix_rewrites_syncwarp_to_hip7s_definition(tmp_path):
         "#endif\n"
         "__device__ int f(int* s, int v) {\n"
         "  s[threadIdx.x] = v; HIPPORT_SYNCWARP();\n"
-        "  if (v) HIPPORT_SYNCWARP_MASK(0xffffffffffffffffULL);\n"
+        "  if (v) HIPPORT_SYNCWARP_MASK(hipport_wave_lanes());\n"
         "  HIPPORT_SYNCWARP_MASK(next_mask(v));\n"
         "  return s[threadIdx.x ^ 1];\n"
         "}\n"
@@ -698,7 +719,7 @@ def test_fix_rewrites_syncwarp_to_hip7s_definition(tmp_path):
     assert findings == [
         f"4:23 HP1115 __syncwarp() {SYNCWARP_FIXED}; HIP 6.x has no __syncwarp",
         f"5:10 HP1115 __syncwarp(0xffffffff) {SYNCWARP_FIXED}{mask_note}; HIP 6.x has no __syncwarp",
-        "5:21 HP1101 the full lane mask 0xffffffff of __syncwarp was widened to 0xffffffffffffffffULL: "
+        "5:21 HP1101 the full lane mask 0xffffffff of __syncwarp was widened to hipport_wave_lanes(), the lanes of its wavefront: "
         "HIP's warp builtins take 64-bit masks",
         f"6:3 HP1115 __syncwarp(next_mask(v)) {SYNCWARP_FIXED}{mask_note}; HIP 6.x has no __syncwarp",
         f"9:23 HP1115 __syncwarp() {SYNCWARP_FIXED}; HIP 6.x has no __syncwarp",
@@ -746,10 +767,14 @@ def test_fix_widens_a_full_mask_initializer_with_its_variable(tmp_path):
         "  unsigned int mask   = 0xffffffff;\n"
         "  return __any_sync(mask, p);\n"
         "}\n"), fix=True)
-    assert text.splitlines()[1] == "  unsigned long long mask   = 0xffffffffffffffffULL;"
+    assert text == WAVE_LANES_BLOCK + (
+        "__device__ int any(bool p) {\n"
+        "  unsigned long long mask   = hipport_wave_lanes();\n"
+        "  return __any_sync(mask, p);\n"
+        "}\n")
     assert findings == [
         "2:16 HP1107 the mask mask: unsigned int rewritten to unsigned long long (--fix)",
-        "2:16 HP1107 the mask mask: 0xffffffff rewritten to 0xffffffffffffffffULL (--fix)",
+        "2:16 HP1107 the mask mask: 0xffffffff rewritten to hipport_wave_lanes() (--fix)",
     ]
 
 
@@ -775,10 +800,10 @@ def test_named_full_mask_constants_outside_functions(tmp_path):
     ]
     assert (tmp_path / "plain" / "masks.cuh").read_text() == MASK_HEADER
     convert_tree(source, tmp_path / "fixed", ConvertOptions(fix=True))
-    assert (tmp_path / "fixed" / "masks.cuh").read_text().splitlines()[1:3] == [
-        "constexpr unsigned long long kFullMask = 0xffffffffffffffffULL;",
-        "#define FULL_MASK 0xffffffffffffffffULL",
-    ]
+    assert (tmp_path / "fixed" / "masks.cuh").read_text() == MASK_HEADER.replace(
+        "constexpr unsigned int kFullMask = 0xffffffffu;\n",
+        "constexpr unsigned long long kFullMask = 0xffffffffffffffffULL;\n" + WAVE_LANES_BLOCK).replace(
+        "#define FULL_MASK 0xffffffff\n", "#define FULL_MASK hipport_wave_lanes()\n")
 
 
 LANES_HEADER = """\
@@ -882,10 +907,10 @@ def test_fix_runs_a_function_whose_32bit_mask_it_cannot_widen_as_logical_warps(t
         f"8:58 HP1102 __shfl_down_sync: the mask `HALF_LANES` (k.cu:2) is a 32-bit unsigned int{_AMD}",
     ]
     text, findings = port(tmp_path, source, fix=True, name="k.cu")
-    assert "#define HIPPORT_WARP32_SHFL_DOWN_SYNC\n" in text
-    text = _HELPER_BLOCK.sub("", text)
+    assert "#define HIPPORT_WARP32_SHFL_DOWN_SYNC\n" in text and text.count(WAVE_LANES_BLOCK) == 1
+    text = _HELPER_BLOCK.sub("", text.replace(WAVE_LANES_BLOCK, ""))
     assert text.splitlines()[1:] == [
-        "#define FULL_MASK 0xffffffffffffffffULL",
+        "#define FULL_MASK hipport_wave_lanes()",
         "#define HALF_LANES 0x0000ffffu",
         "__device__ float all_lanes(float v) {",
         "  for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_down_sync(FULL_MASK, v, o);",
@@ -897,7 +922,7 @@ def test_fix_runs_a_function_whose_32bit_mask_it_cannot_widen_as_logical_warps(t
         "}",
     ]
     assert findings == [
-        "1:9 HP1107 the mask FULL_MASK: 0xffffffff rewritten to 0xffffffffffffffffULL (--fix)",
+        "1:9 HP1107 the mask FULL_MASK: 0xffffffff rewritten to hipport_wave_lanes() (--fix)",
         "4:16 HP1107 the shuffle loop: 16 rewritten to warpSize / 2 (--fix)",
         logical("7:18", "half_lanes") + "the mask `HALF_LANES` of __shfl_down_sync (line 8) is 32-bit, and --fix does "
         "not widen it",
@@ -995,7 +1020,7 @@ def test_header_warp_size_constant_with_one_unwidenable_use_runs_as_logical_warp
     header = (tmp_path / "fix" / "include" / "warp_util.cuh").read_text()
     assert "    return threadIdx.x % kWarpSize;\n" in header
     assert "    for (int o = kWarpSize / 2; o > 0; o >>= 1) {\n" in header
-    assert "        v += hipport_warp32_shfl_down_sync(0xffffffffffffffffULL, v, o);\n" in header
+    assert "        v += hipport_warp32_shfl_down_sync(hipport_wave_lanes(), v, o);\n" in header
     kernel = (tmp_path / "fix" / "src" / "main.hip").read_text()
     assert "hipport_warp32_" not in kernel  # its own code has no warp intrinsic
     assert "    __shared__ float partial[32];\n" in kernel
@@ -1019,8 +1044,8 @@ def test_header_warp_size_define_is_fixed_with_its_uses_in_other_files(tmp_path)
         "  if (threadIdx.x == 0) { float t = 0; for (int w = 0; w < blockDim.x / WARP_SIZE; ++w) t += s[w]; *out = t; }\n}\n")
     report = convert_tree(src, tmp_path / "out", ConvertOptions(fix=True)).report
     assert (tmp_path / "out" / "w.cuh").read_text() == (
-        "#pragma once\n#define WARP_SIZE warpSize\n__device__ inline float wsum(float v) {\n"
-        "  for (int o = WARP_SIZE / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffffffffffULL, v, o);\n"
+        "#pragma once\n#define WARP_SIZE warpSize\n" + WAVE_LANES_BLOCK + "__device__ inline float wsum(float v) {\n"
+        "  for (int o = WARP_SIZE / 2; o > 0; o >>= 1) v += __shfl_down_sync(hipport_wave_lanes(), v, o);\n"
         "  return v;\n}\n")
     kernel = (tmp_path / "out" / "k.hip").read_text()
     assert kernel.startswith('#include <hip/hip_runtime.h>\n#include "w.cuh"\n#ifndef HIPPORT_WAVEFRONT_MAX\n')

@@ -186,7 +186,7 @@ def test_every_helper_is_emitted_once_and_compiles(toolchain, tmp_path):
     assert text.index("#ifndef HIPPORT_WARP32_") < text.index("__device__ int store(")
     body = text[text.index("__device__ int store("):]
     assert not re.search(r"(?<!_)__(shfl\w*|ballot|any|all|match_\w+)_sync\(|__activemask\(|warpSize", body)
-    assert "hipport_warp32_shfl_xor_sync(0xffffffffffffffffULL, d, 1, 32)" in body
+    assert "hipport_warp32_shfl_xor_sync(hipport_wave_lanes(), d, 1, 32)" in body
     assert "  HIPPORT_SYNCWARP();\n" in body  # __syncwarp as hipport/syncwarp.py writes it (HP1115)
     assert [f.split(" as 32-lane")[0] for f in findings if " HP1116 " in f] == [
         "2:16 HP1116 --fix ported store", "14:17 HP1116 --fix ported k"]
@@ -220,16 +220,16 @@ def test_one_file_widens_one_unit_and_runs_the_other_as_logical_warps(tmp_path):
         "  unsigned int b = __ballot_sync(0xffffffff, in[threadIdx.x] > 0);\n"
         "  if (threadIdx.x % 32 == 0) bits[threadIdx.x / 32] = b;\n"
         "}\n"))
-    assert "  for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffffffffffULL, v, o);\n" in text
-    assert "  unsigned int b = hipport_warp32_ballot_sync(0xffffffffffffffffULL, in[threadIdx.x] > 0);\n" in text
+    assert "  for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_down_sync(hipport_wave_lanes(), v, o);\n" in text
+    assert "  unsigned int b = hipport_warp32_ballot_sync(hipport_wave_lanes(), in[threadIdx.x] > 0);\n" in text
     assert "  if (threadIdx.x % 32 == 0) bits[threadIdx.x / 32] = b;\n" in text
     assert "hipport_warp32_shfl" not in text
     assert [f.split(" (--fix)")[0].split(" as 32-lane")[0] for f in findings] == [
         "2:16 HP1107 the shuffle loop: 16 rewritten to warpSize / 2",
-        "2:58 HP1101 the full lane mask 0xffffffff of __shfl_down_sync was widened to 0xffffffffffffffffULL: HIP's "
+        "2:58 HP1101 the full lane mask 0xffffffff of __shfl_down_sync was widened to hipport_wave_lanes(), the lanes of its wavefront: HIP's "
         "warp builtins take 64-bit masks",
         "5:17 HP1116 --fix ported rank",
-        "6:34 HP1101 the full lane mask 0xffffffff of __ballot_sync was widened to 0xffffffffffffffffULL: HIP's warp "
+        "6:34 HP1101 the full lane mask 0xffffffff of __ballot_sync was widened to hipport_wave_lanes(), the lanes of its wavefront: HIP's warp "
         "builtins take 64-bit masks",
     ]
 
@@ -298,7 +298,7 @@ def test_a_function_of_the_code_named_with_the_helper_prefix_is_scanned(tmp_path
     text, findings = port_text(tmp_path, (
         "__device__ unsigned int hipport_warp32_sum(unsigned int v) { return __ballot_sync(0xffffffff, v > 0); }\n"
         "__global__ void k(unsigned int* out) { out[threadIdx.x / 32] = hipport_warp32_sum(threadIdx.x); }\n"))
-    assert "return hipport_warp32_ballot_sync(0xffffffffffffffffULL, v > 0);" in text
+    assert "return hipport_warp32_ballot_sync(hipport_wave_lanes(), v > 0);" in text
     assert [f.split(" as 32-lane")[0] for f in findings if " HP1116 " in f] == [
         "1:25 HP1116 --fix ported hipport_warp32_sum", "2:17 HP1116 --fix ported k"]
 
@@ -365,7 +365,7 @@ def test_a_file_with_no_assumption_of_its_own_runs_as_logical_warps_with_its_hea
     assert ("  for (int o = 32 / 2; o > 0; o >>= 1) v += hipport_warp32_shfl_down_sync(0xffffffffffffffffULL, v, o);\n"
             in kernel)
     assert "  if (lane_id() == 0) out[threadIdx.x / kWarpSize + 32 - 32] = v;\n" in kernel
-    assert "hipport_warp32_ballot_sync(0xffffffffffffffffULL, p)" in (out / "w.cuh").read_text()
+    assert "hipport_warp32_ballot_sync(hipport_wave_lanes(), p)" in (out / "w.cuh").read_text()
     assert findings == ["a.cu:2 HP1116", "b.cu:2 HP1116", "w.cuh:3 HP1116", "w.cuh:4 HP1116"]
 
 
@@ -463,7 +463,7 @@ def test_a_kernel_of_a_header_runs_as_logical_warps_with_the_host_code_launching
     report = convert_tree(src, tmp_path / "out", ConvertOptions(fix=True)).report
     assert [f"{f.path}:{f.line} {f.rule_id}" for f in report.findings if f.rule_id.startswith("HP11")] == [
         "votes.cuh:2 HP1116", "votes.cuh:3 HP1101"]
-    assert "  any[threadIdx.x] = hipport_warp32_any_sync(0xffffffffffffffffULL, in[threadIdx.x]);\n" in (
+    assert "  any[threadIdx.x] = hipport_warp32_any_sync(hipport_wave_lanes(), in[threadIdx.x]);\n" in (
         tmp_path / "out" / "votes.cuh").read_text()
 
 
@@ -508,7 +508,7 @@ def test_code_declaring_its_own_warp_size_keeps_it_and_runs_as_logical_warps(tmp
     text, findings = port_text(tmp_path, _OWN_WARP_SIZE)
     assert "  int   warpSize = 32;\n" in text
     assert ("  for (int offset = warpSize / 2; offset > 0; offset /= 2) "
-            "v = max(v, hipport_warp32_shfl_down_sync(0xffffffffffffffffULL, v, offset));\n") in text
+            "v = max(v, hipport_warp32_shfl_down_sync(hipport_wave_lanes(), v, offset));\n") in text
     reason = ("the code declares its own warpSize = 32 (line 4), which hides HIP's warpSize: its uses stay 32 "
               "on 64-wide wavefronts (rename it, or delete it to use HIP's)")
     assert [f for f in findings if "HP1107" in f] == []

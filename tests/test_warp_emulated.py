@@ -26,8 +26,13 @@ the emulator's headers make too), and --fix's widening of the macro body (HP1107
 reference at both widths.
 block_max_96 combines per-warp maxima by atomicMax in blocks of 96 threads: widened (what --fix
 wrote before, old_fix.hip), the last wavefront of each block has 32 lanes and its shuffles read
-0 from the 32 it lacks, so the maxima of negative values come out 0 (HIP's mask check traps
-first unless NDEBUG is defined); --fix now runs it as logical warps, right at both widths.
+0 from the 32 it lacks, so the maxima of negative values come out 0 (with the old constant mask
+HIP's mask check traps first unless NDEBUG is defined); --fix now runs it as logical warps, right
+at both widths, and the unfixed port (shuffles inside 32-lane halves) is right too.
+partial_wavefront adds up warp sums and ballot counts in blocks of 32, 96 and 160 threads: --fix
+widens it, and its full masks, hipport_wave_lanes(), name the 32 lanes of each block's last
+wavefront at width 64; with the constant mask --fix wrote before (old_fix.hip) HIP's mask check
+traps there.
 """
 
 from __future__ import annotations
@@ -38,10 +43,11 @@ import pytest
 
 from hipport import emulator
 from hipport.convert import ConvertOptions, convert_tree
+from test_warp import WAVE_LANES_BLOCK
 
 FIXTURES = Path(__file__).parent / "fixtures" / "warp"
 CASES = ["ballot_rank", "block_sum", "warp_size_define", "ballot_out_param", "syncwarp_exchange", "mask_macro",
-         "block_max_96"]
+         "block_max_96", "partial_wavefront"]
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +106,7 @@ def test_warp_size_define_unfixed_at_width_64_traps(ports):
     assert result.returncode == 134
     assert result.stdout == ""
     assert "hipport emulator: __shfl_down_sync at " in result.stderr
-    assert ("original.hip:17: mask 0xffffffffffffffff but the lanes calling it with that mask are 0xffffffff "
+    assert ("original.hip:34: mask 0xffffffffffffffff but the lanes calling it with that mask are 0xffffffff "
             "(HIP traps: every lane in the mask must execute the call, no other lane may)") in result.stderr
 
 
@@ -124,16 +130,29 @@ def test_half_fixed_block_sum_at_width_64_is_wrong():
     assert run(FIXTURES / "block_sum" / "old_fix.hip", 32).stdout == reference("block_sum")
 
 
-def test_block_max_96_unfixed_and_widened_at_width_64_trap_or_are_wrong(ports):
-    """The unfixed port and the old widening keep a full 64-lane mask in a 32-lane last
-    wavefront: HIP's mask check traps; without it (NDEBUG) the widened maxima read 0 from the
-    lanes the wavefront lacks."""
-    message = (":17: mask 0xffffffffffffffff but the lanes calling it with that mask are 0xffffffff "
-               "(HIP traps: every lane in the mask must execute the call, no other lane may)")
-    for program in (ports["block_max_96"][0], FIXTURES / "block_max_96" / "old_fix.hip"):
-        result = run(program, 64)
-        assert (result.returncode, result.stdout) == (134, "")
-        assert f"__shfl_xor_sync at {program}{message}" in result.stderr
+def test_block_max_96_widened_at_width_64_traps_or_is_wrong(ports, tmp_path):
+    """The old widening kept a full 64-lane mask in a 32-lane last wavefront: HIP's mask check
+    traps; with NDEBUG, or with the mask of the lanes the wavefront has (hipport_wave_lanes(),
+    which the port writes now), the widened maxima read 0 from the lanes the wavefront lacks.
+    The unfixed port's shuffles stay inside 32-lane halves: right at both widths."""
+    old_fix = FIXTURES / "block_max_96" / "old_fix.hip"
+    result = run(old_fix, 64)
+    assert (result.returncode, result.stdout) == (134, "")
+    assert (f"__shfl_xor_sync at {old_fix}:17: mask 0xffffffffffffffff but the lanes calling it with that mask are "
+            "0xffffffff (HIP traps: every lane in the mask must execute the call, no other lane may)") in result.stderr
+    for wave in (64, 32):
+        result = run(ports["block_max_96"][0], wave)
+        assert (result.returncode, result.stdout) == (0, reference("block_max_96"))
+    text = old_fix.read_text()
+    lanes = tmp_path / "old_fix_lanes.hip"
+    lanes.write_text(text.replace("#include <hip/hip_runtime.h>\n", "#include <hip/hip_runtime.h>\n" + WAVE_LANES_BLOCK, 1).replace(
+        "0xffffffffffffffffULL", "hipport_wave_lanes()"))
+    result = run(lanes, 64)
+    assert (result.returncode, result.stdout) == (1, (
+        "block 0: max 0 (expected -9)\n"
+        "block 1: max 0 (expected -5)\n"
+        "block 2: max 0 (expected -2)\n"
+        "Test FAILED\n"))
     result = emulator.execute(FIXTURES / "block_max_96" / "old_fix.hip", wave=64, timeout=120, defines=["NDEBUG"])
     assert (result.returncode, result.stdout) == (1, (
         "block 0: max 0 (expected -9)\n"
@@ -177,7 +196,7 @@ def test_syncwarp_exchange_unfixed_port_is_refused_naming_syncwarp(ports):
     with pytest.raises(emulator.EmulatorError) as error:
         emulator.build(ports["syncwarp_exchange"][0], 32)
     assert str(error.value).splitlines()[1] == (
-        "  original.hip:21: __syncwarp (not declared by HIP 6.4 either) is not supported by the hipport emulator "
+        "  original.hip:38: __syncwarp (not declared by HIP 6.4 either) is not supported by the hipport emulator "
         "(and 2 more)")
 
 
@@ -226,7 +245,7 @@ def test_header_constant_unfixed_is_right_at_32_and_traps_at_64(tree_ports):
     assert (narrow.returncode, narrow.stdout) == (0, HEADER_CONSTANT_OUTPUT)
     result = run(tree_ports[0], 64)
     assert (result.returncode, result.stdout) == (134, "")
-    assert ("include/warp_util.cuh:24: mask 0xffffffffffffffff but the lanes calling it with that mask are "
+    assert ("include/warp_util.cuh:41: mask 0xffffffffffffffff but the lanes calling it with that mask are "
             "0xffffffff") in result.stderr
 
 
@@ -252,7 +271,7 @@ def test_header_constant_host_unfixed_is_right_at_32_and_traps_at_64(host_tree_p
     assert (narrow.returncode, narrow.stdout) == (0, "8 warps per block\n" + HEADER_CONSTANT_OUTPUT)
     result = run(host_tree_ports[0], 64)
     assert (result.returncode, result.stdout) == (134, "8 warps per block\n")
-    assert ("include/warp_util.cuh:24: mask 0xffffffffffffffff but the lanes calling it with that mask are "
+    assert ("include/warp_util.cuh:41: mask 0xffffffffffffffff but the lanes calling it with that mask are "
             "0xffffffff") in result.stderr
 
 
@@ -275,5 +294,29 @@ def test_mask_macro_unfixed_port_stops_at_hips_mask_assertion(ports):
 
 def test_mask_macro_fix_widens_the_macro_body(ports):
     fixed = ports["mask_macro"][1].read_text()
-    assert "#define FULL_MASK 0xffffffffffffffffULL\n" in fixed
+    assert "#define FULL_MASK hipport_wave_lanes()\n" in fixed
     assert "#define SHFL_DOWN(v, o) __shfl_down_sync(FULL_MASK, (v), (o))\n" in fixed
+
+
+def test_partial_wavefront_widened_with_a_constant_full_mask_traps_at_width_64(ports):
+    """The widening of 2026-12-04 (old_fix.hip: 0xffffffffffffffffULL) in a block of 32 threads:
+    its one wavefront has 32 lanes, the mask names 64, and HIP's check traps (NDEBUG is not
+    defined by default); at width 32 it is the reference. The --fix output now is the reference
+    at both widths (test_fix_output_gives_the_reference_at_both_widths)."""
+    old_fix = FIXTURES / "partial_wavefront" / "old_fix.hip"
+    result = run(old_fix, 64)
+    assert (result.returncode, result.stdout) == (134, "")
+    assert (f"__shfl_down_sync at {old_fix}:12: mask 0xffffffffffffffff but the lanes calling it with that mask are "
+            "0xffffffff (HIP traps: every lane in the mask must execute the call, no other lane may)") in result.stderr
+    result = run(old_fix, 32)
+    assert (result.returncode, result.stdout) == (0, reference("partial_wavefront"))
+
+
+def test_partial_wavefront_unfixed_at_width_64_miscounts(ports):
+    """The unfixed port keeps __popc of a 64-bit ballot (HP1102, an error: it counts the low 32
+    bits) and numbers lanes by % 32: lanes 0 and 32 of a full wavefront both add the count of
+    lanes 0-31, so lanes 32-63 are counted as their lower neighbours."""
+    result = run(ports["partial_wavefront"][0], 64)
+    assert result.returncode == 1 and result.stdout.endswith("Test FAILED\n")
+    assert result.stdout.splitlines()[4] == ("block of 96 threads, block 0: sum -5 (expected -5), "
+                                             "positive 42 (expected 43)")
