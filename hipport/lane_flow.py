@@ -508,8 +508,15 @@ def combine_problem(kind: str, operation: str) -> str | None:
 
 
 #: Calls whose first argument is a lane mask.
-_MASK_CALLS = frozenset({"__syncwarp", *(name for name in COLLECTIVE_CALLS if name.endswith("_sync"))})
+_MASK_CALLS = frozenset({"__syncwarp", "HIPPORT_SYNCWARP_MASK",  # hipport.syncwarp's __syncwarp(mask), --fix output
+                         *(name for name in COLLECTIVE_CALLS if name.endswith("_sync"))})
 _COLLECTIVE_WORDS = re.compile(rb"__shfl|__ballot|__any|__all|__activemask|__match_|__reduce_")
+
+
+def has_collectives(source: bytes) -> bool:
+    """``source`` (a file or a function, as bytes) names a warp collective: a shuffle, a vote,
+    ``__activemask``, a match or a ``__reduce_*_sync`` (a cheap test before parsing its uses)."""
+    return _COLLECTIVE_WORDS.search(source) is not None
 
 
 def _call_name(scan: "_Scan", call: tree_sitter.Node) -> str:

@@ -528,8 +528,11 @@ class _Scan:
             self.warp_size_constant_expressions()
         if warp32.HELPER_PREFIX.encode() in source:
             self.logical_already()
-        if self.fix and self.items:
+        collectives = lane_flow.has_collectives(source)
+        if self.fix and (self.items or collectives):
             self.lane_flow()
+        elif collectives and not self.fix:
+            self.width_dependent_collectives()
         if self.items or (self.tree is not None and (self.tree.blocked is None or self.tree.logical)):
             # only a file with a 32-wide assumption needs its call graph, or, in a tree, a file
             # whose functions may run as 32-lane logical warps with a header's (the tree pass,
@@ -551,6 +554,29 @@ class _Scan:
                 continue
             for node, reason in lane_flow.unsafe(self, function):
                 self.add(_Item(function.start_byte, node, None, "", {}, None, reason, audit=True))
+
+    def width_dependent_collectives(self) -> None:
+        """The port without --fix: a device function with warp collectives and none of the 32-wide
+        assumptions this pass reports (no literal 32, no shuffle loop from 16, no warp-size
+        constant), whose collective results are used in a way that gives other results on a
+        64-lane wavefront than on a 32-lane warp (:func:`hipport.lane_flow.unsafe`: a broadcast
+        from lane 0 stored per thread, a vote as a branch, a neighbour shuffle): HP1117 at each
+        such use. A function with an assumption of its own is reported by that finding; one that
+        names ``warpSize`` was written for a width chosen at run time and is not reported."""
+        assumed = set()
+        for item in self.items:
+            if hasattr(item.at, "start_byte"):
+                function = self.function_of(item.at)
+                if function is not None:
+                    assumed.add(function.start_byte)
+        for function in _query(_DEFINITIONS, self.ctx.root):
+            if function.start_byte in assumed or warp32.is_own_helper(self, function) or not self.is_device(function):
+                continue
+            text = self.ctx.text(function)
+            if not lane_flow.has_collectives(text) or _WARPSIZE.search(text):
+                continue  # no collective, or written for a width known at run time
+            for node, reason in lane_flow.unsafe(self, function):
+                self.ctx.report("warp-width-dependent", node, name=self.function_name(function), reason=reason)
 
     def logical_already(self) -> None:
         """A function calling hipport's logical-warp helpers (``--fix`` output fixed again) runs as
@@ -989,7 +1015,12 @@ class _Scan:
                                   {"expression": " ".join(self.text(binary).split())}, None))
             on_left = left is not None and other is not None and other.start_byte == left.start_byte
             rewrite = _LANE_FIXES.get((operator_text, literal))
-            if rewrite and on_left and self.is_thread_index(other):
+            rows = self.second_dimension() if re.fullmatch(r"(threadIdx|blockDim)\.x", "".join(other_text.split())) else None
+            if rows is not None and (rewrite or operator_text in ("/", ">>")):
+                item.reason = (f"{item.fields['expression']} (line {node.start_point[0] + 1}) numbers lanes or warps along "
+                               f"x only, and the file's blocks have a second dimension ({rows}): a 64-lane wavefront "
+                               "spans rows where blockDim.x is under 64, so widening it would not give the lane")
+            elif rewrite and on_left and self.is_thread_index(other):
                 new_operator, operand = rewrite
                 item.fixes = [self.fix_of(operator.start_byte, node.end_byte, f"{new_operator} {operand}".encode(),
                                           "lane arithmetic", node)]
@@ -999,6 +1030,19 @@ class _Scan:
                                           f"({other_text} + warpSize - 1) / warpSize".encode(), "the wavefront count", node)]
             else:
                 item.reason = f"{item.fields['expression']} (line {node.start_point[0] + 1}) has no rewrite known to be right at both widths"
+
+    def second_dimension(self) -> str | None:
+        """Where the file's code first uses a second or third block dimension (``threadIdx.y``,
+        ``blockDim.z``, ...): ``"threadIdx.y at line 7"``, or None for one-dimensional code; cached."""
+        if not hasattr(self, "_second_dimension"):
+            self._second_dimension = None
+            for match in re.finditer(rb"\b(threadIdx|blockDim)\s*\.\s*[yz]\b", self.ctx.source):
+                node = self.ctx.node_at(match.start(), match.end())
+                if node.type not in _CODE_SKIP and not warp32.inside_wave_lanes_helper(self, node):
+                    line = self.ctx.source.count(b"\n", 0, match.start()) + 1
+                    self._second_dimension = f"{''.join(match.group(0).decode().split())} at line {line}"
+                    break
+        return self._second_dimension
 
     def shuffle_loops(self) -> None:
         ctx = self.ctx
@@ -1166,7 +1210,10 @@ class _Scan:
             elif isinstance(key, int):
                 functions.setdefault(find(key), []).append(key)
         for root in list(groups):
-            if all(item.audit for item in groups[root]):  # no assumption: nothing for --fix to decide
+            # no assumption, only uses whose meaning the width changes (a broadcast from lane 0
+            # stored per thread, a vote as a branch): kept as written those give other results
+            # on a 64-lane wavefront, so --fix decides the unit like any other (logical warps)
+            if all(item.audit for item in groups[root]) and (not self.fix or self.names_warp_size(groups[root])):
                 if keys.get(root):
                     groups[root] = []
                 else:
@@ -1177,6 +1224,16 @@ class _Scan:
         # the assumptions first: a group's blocker is named by one of them when it has one
         return [(sorted(items, key=lambda item: item.audit), keys.get(root, set()), sorted(functions.get(root, ())))
                 for root, items in groups.items()]
+
+    def names_warp_size(self, items: list[_Item]) -> bool:
+        """Some function holding one of ``items`` names ``warpSize``: code written for a
+        wavefront width chosen at run time, whose uses of collectives its author decided (only
+        code that names no width and assumes CUDA's 32 lanes is run as logical warps for them)."""
+        for item in items:
+            function = self.function_of(item.at) if hasattr(item.at, "start_byte") else None
+            if function is not None and _WARPSIZE.search(self.ctx.text(function)):
+                return True
+        return False
 
     def function_nodes(self, starts: list[int]) -> list[tree_sitter.Node]:
         """The function definitions of this file starting at the bytes ``starts``."""
@@ -1295,7 +1352,8 @@ class _Scan:
         if block_at is not None:
             self.ctx.result.edits.append(Edit(block_at, block_at, shield_from_macros(
                 self.ctx.source, block_at, _WAVEFRONT_BLOCK.replace(b"{nl}", newline))))
-        self.ctx.result.edits.extend(logical_edits)
+        # a function nested in another (an error-tolerant parse of invalid code) is in both units
+        self.ctx.result.edits.extend({(e.start, e.end, e.text): e for e in logical_edits}.values())
         self.wave_lanes_block(newline)
         if logical_used and logical_at is not None:
             self.ctx.result.edits.append(Edit(logical_at, logical_at, shield_from_macros(

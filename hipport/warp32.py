@@ -223,6 +223,12 @@ def _inside_own_guard(scan: "_Scan", node: tree_sitter.Node, name: str) -> bool:
     return False
 
 
+def inside_wave_lanes_helper(scan: "_Scan", node: tree_sitter.Node) -> bool:
+    """``node`` lies in the definition of ``hipport_wave_lanes`` that a port inserted (inside its
+    ``#ifndef HIPPORT_WAVE_LANES`` guard): hipport's own code, not the program's."""
+    return _inside_own_guard(scan, node, WAVE_LANES_HELPER)
+
+
 def is_own_helper(scan: "_Scan", function: tree_sitter.Node) -> bool:
     """``function`` is one of hipport's helpers as :func:`helpers_block` (or, for
     ``hipport_wave_lanes``, :mod:`hipport.warp`) writes them (a second
