@@ -382,10 +382,12 @@ def _shuffle_literals(flow: _Flow) -> Iterator[tuple[tree_sitter.Node, str]]:
         if node.type != "call_expression":
             continue
         name = scan.text(node.child_by_field_name("function")).strip()
-        if name not in _SHUFFLE_ARGUMENTS:
-            continue
         arguments = node.child_by_field_name("arguments")
         named = [c for c in arguments.named_children if c.type != "comment"] if arguments is not None else []
+        if name in shuffle_macros(scan):  # M(v, o) is the intrinsic with its mask written in M
+            name, named = shuffle_macros(scan)[name], [None, *named]
+        if name not in _SHUFFLE_ARGUMENTS:
+            continue
         lane_index, width_index = _SHUFFLE_ARGUMENTS[name]
         width_node = _strip(named[width_index]) if len(named) > width_index else None
         width = _literal(scan.text(width_node)) if width_node is not None and width_node.type == "number_literal" else None
@@ -513,6 +515,40 @@ _MASK_CALLS = frozenset({"__syncwarp", "HIPPORT_SYNCWARP_MASK",  # hipport.syncw
 _COLLECTIVE_WORDS = re.compile(rb"__shfl|__ballot|__any|__all|__activemask|__match_|__reduce_")
 
 
+_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)((?:[^\n\\]|\\\r?\n|\\)*)", re.MULTILINE)
+_TRANSPARENT_SHUFFLE = re.compile(
+    r"^\(?\s*(__shfl_down_sync|__shfl_xor_sync)\s*\(\s*([A-Za-z_]\w*|0[xX][fF]{8}[uU]?[lL]{0,2}|~0[uU]?)\s*,"
+    r"\s*\(?\s*(\w+)\s*\)?\s*,\s*\(?\s*(\w+)\s*\)?\s*\)\s*\)?$")
+
+
+def collective_macros(source: bytes) -> dict[str, int]:
+    """The function-like macros of ``source`` whose body holds a warp collective (a shuffle, a
+    vote, ``__activemask``...), but not hipport's own: name -> 1-based line of the ``#define``."""
+    found = {}
+    for match in _MACRO.finditer(source):
+        name = match.group(1).decode()
+        if has_collectives(match.group(3)) and not name.lower().startswith("hipport_"):
+            found[name] = source.count(b"\n", 0, match.start()) + 1
+    return found
+
+
+def shuffle_macros(scan: "_Scan") -> dict[str, str]:
+    """The transparent shuffle macros of the file: ``#define M(a, b) __shfl_down_sync(MASK,
+    (a), (b))`` (or ``__shfl_xor_sync``; a full mask or a named one), whose call ``M(v, o)`` is
+    that shuffle of ``v`` by ``o``: name -> the intrinsic; cached on ``scan``."""
+    cached = getattr(scan, "_shuffle_macros", None)
+    if cached is None:
+        cached = {}
+        for match in _MACRO.finditer(scan.ctx.source):
+            parameters = [p.strip() for p in match.group(2).decode().split(",")]
+            body = " ".join(re.sub(r"\\\r?\n", " ", match.group(3).decode("utf-8", "replace")).split())
+            shape = _TRANSPARENT_SHUFFLE.match(body)
+            if shape is not None and len(parameters) == 2 and [shape.group(3), shape.group(4)] == parameters:
+                cached[match.group(1).decode()] = shape.group(1)
+        scan._shuffle_macros = cached
+    return cached
+
+
 def has_collectives(source: bytes) -> bool:
     """``source`` (a file or a function, as bytes) names a warp collective: a shuffle, a vote,
     ``__activemask``, a match or a ``__reduce_*_sync`` (a cheap test before parsing its uses)."""
@@ -559,7 +595,7 @@ def _is_source(flow: _Flow, node: tree_sitter.Node, held: set[str], functions: f
     returning one, or a read of a local holding one."""
     if node.type == "call_expression":
         name = _call_name(flow.scan, node)
-        return name in COLLECTIVE_CALLS or name in functions
+        return name in COLLECTIVE_CALLS or name in functions or name in shuffle_macros(flow.scan)
     if node.type == "identifier" and flow.text(node) in held:
         parent = node.parent
         if parent is not None and parent.type == "assignment_expression" and parent.child_by_field_name("left") == node:
@@ -650,7 +686,8 @@ class _Collective:
         loop = self._full_loop(write)
         if loop is not None:
             variable, _ = self.scan.loop_start(loop.child_by_field_name("initializer"))
-            shuffles = [n for n in _warp._descendants(value) if n.type == "call_expression" and _call_name(self.scan, n) in _SHUFFLE_ARGUMENTS]
+            shuffles = [n for n in _warp._descendants(value) if n.type == "call_expression" and (
+                _call_name(self.scan, n) in _SHUFFLE_ARGUMENTS or _call_name(self.scan, n) in shuffle_macros(self.scan))]
             if shuffles and all(self._shuffles_self(call, target, variable) for call in shuffles):
                 operation = self._loop_operation(target, write, shuffles)
                 return ("loop", operation) if operation is not None else ("partial", None)
@@ -702,6 +739,9 @@ class _Collective:
         """``call`` shuffles ``target`` by the loop's offset ``variable`` across the whole warp."""
         name = _call_name(self.scan, call)
         arguments = [c for c in call.child_by_field_name("arguments").named_children if c.type != "comment"]
+        if name in shuffle_macros(self.scan):  # M(v, o): the intrinsic's value and offset, no mask
+            return len(arguments) == 2 and self.text(_strip(arguments[0])) == target and \
+                self.text(_strip(arguments[1])) == variable
         lane_index, width_index = _SHUFFLE_ARGUMENTS[name]
         return (name not in _SOURCE_LANE_SHUFFLES and len(arguments) == lane_index + 1
                 and self.text(_strip(arguments[lane_index - 1])) == target
@@ -839,7 +879,7 @@ class _Collective:
             if kind == "argument_list":
                 call = parent.parent
                 name = _call_name(self.scan, call) if call is not None else ""
-                if name in COLLECTIVE_CALLS or name in self.functions:
+                if name in COLLECTIVE_CALLS or name in self.functions or name in shuffle_macros(self.scan):
                     return None  # the call's result is followed on its own
                 named = [c for c in parent.named_children if c.type != "comment"]
                 if name in _MASK_CALLS and named and named[0] == child:
@@ -977,8 +1017,9 @@ def unsafe_collective_uses(scan: "_Scan", function: tree_sitter.Node,
     write to memory or a call under an ``if`` on a lane or warp number that does not carry such a
     result (``if (lane == 0) atomicAdd(count, 1)`` counts the warps).
     """
-    if not _COLLECTIVE_WORDS.search(scan.ctx.source[function.start_byte:function.end_byte]) and \
-            not collective_functions(scan):
+    text = scan.ctx.source[function.start_byte:function.end_byte]
+    if not _COLLECTIVE_WORDS.search(text) and not collective_functions(scan) and \
+            not any(name.encode() in text for name in shuffle_macros(scan)):
         return []
     flow = flow or _Flow(scan, function)
     collective = _Collective(flow)

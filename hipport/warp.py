@@ -518,6 +518,8 @@ class _Scan:
             self.mask_constants()
         if b"32" in source or b"31" in source or b"0x1" in source or b"0X1" in source or b">> 5" in source or b">>5" in source:
             self.lane_literals()
+        if b"define" in source and lane_flow.has_collectives(source):
+            self.warp_macro_calls()
         if b"__shfl" in source:
             self.shuffle_loops()
         if b"< 32" in source or b"<32" in source:
@@ -577,6 +579,9 @@ class _Scan:
                 continue  # no collective, or written for a width known at run time
             for node, reason in lane_flow.unsafe(self, function):
                 self.ctx.report("warp-width-dependent", node, name=self.function_name(function), reason=reason)
+        for function, call, reason in getattr(self, "macro_uses", ()):
+            if function.start_byte not in assumed and not _WARPSIZE.search(self.ctx.text(function)):
+                self.ctx.report("warp-width-dependent", call, name=self.function_name(function), reason=reason)
 
     def logical_already(self) -> None:
         """A function calling hipport's logical-warp helpers (``--fix`` output fixed again) runs as
@@ -1031,6 +1036,65 @@ class _Scan:
             else:
                 item.reason = f"{item.fields['expression']} (line {node.start_point[0] + 1}) has no rewrite known to be right at both widths"
 
+    def warp_macro_calls(self) -> None:
+        """Calls of the file's function-like macros whose body holds a warp collective
+        (``#define SHFL_DOWN(v, o) __shfl_down_sync(FULL_MASK, (v), (o))``). A transparent
+        shuffle macro (:func:`hipport.lane_flow.shuffle_macros`) called as the step ``v +=
+        M(v, o)`` of a halving loop is a shuffle reduction like ``__shfl_down_sync`` itself (the
+        loop is checked by :meth:`shuffle_loops`, its result by :mod:`hipport.lane_flow`). Any
+        other call hides what the collective's result becomes: with --fix it keeps its unit from
+        being widened (an item with no rewrite; the logical warps decline such macros too, so
+        HP1111 reports it), and the port reports it as HP1117 where the function has no other
+        32-wide assumption (:meth:`width_dependent_collectives`)."""
+        self.macro_loops: set[int] = set()
+        self.macro_uses: list[tuple[tree_sitter.Node, tree_sitter.Node, str]] = []
+        macros = lane_flow.collective_macros(self.ctx.source)
+        if not macros:
+            return
+        transparent = lane_flow.shuffle_macros(self)
+        pattern = re.compile(rb"(?<![A-Za-z0-9_])(" + b"|".join(re.escape(m.encode()) for m in macros) + rb")\s*\(")
+        for match in pattern.finditer(self.ctx.source):
+            node = self.ctx.node_at(match.start(1), match.end(1))
+            call = node.parent
+            if node.type != "identifier" or call is None or call.type != "call_expression" or \
+                    call.child_by_field_name("function") != node:
+                continue
+            function = self.function_of(call)
+            if function is None or warp32.is_own_helper(self, function):
+                continue
+            name = match.group(1).decode()
+            loop = self._macro_reduction_loop(call) if name in transparent else None
+            if loop is not None:
+                self.macro_loops.add(loop.start_byte)
+                continue
+            reason = (f"the call `{' '.join(self.text(call).split())}` (line {call.start_point[0] + 1}) of the macro "
+                      f"{name} (line {macros[name]}) hides a warp collective: hipport follows a collective's result "
+                      "through a macro only where the macro is one shuffle of its two parameters (M(v, o): "
+                      "__shfl_down_sync or __shfl_xor_sync) and the call is the step v += M(v, o) of a halving loop")
+            self.macro_uses.append((function, call, reason))
+            if self.fix:
+                self.add(_Item(function.start_byte, call, None, "", {}, None, reason, audit=True))
+
+    def _macro_reduction_loop(self, call: tree_sitter.Node) -> tree_sitter.Node | None:
+        """The halving ``for`` loop of which ``call`` (``M(v, o)``) is the step ``v += M(v, o)``
+        (or ``v = v + M(v, o)``), ``o`` its variable; else None."""
+        arguments = [c for c in call.child_by_field_name("arguments").named_children if c.type != "comment"]
+        parent = call.parent
+        while parent is not None and parent.type == "parenthesized_expression":
+            parent = parent.parent
+        if len(arguments) != 2 or parent is None or parent.type != "assignment_expression" or \
+                self.text(parent.child_by_field_name("operator")) != "+=":
+            return None
+        target = self.text(parent.child_by_field_name("left")).strip()
+        loop = _enclosing(call, ("for_statement",))
+        if loop is None or self.text(_strip(arguments[0])) != target:
+            return None
+        variable, _start = self.loop_start(loop.child_by_field_name("initializer"))
+        if variable is None or self.text(_strip(arguments[1])) != variable or not self.halves(
+                variable, _strip(loop.child_by_field_name("condition")), loop.child_by_field_name("update")):
+            return None
+        return loop
+
     def second_dimension(self) -> str | None:
         """Where the file's code first uses a second or third block dimension (``threadIdx.y``,
         ``blockDim.z``, ...): ``"threadIdx.y at line 7"``, or None for one-dimensional code; cached."""
@@ -1051,7 +1115,7 @@ class _Scan:
             if loop is None or loop.type != "for_statement":
                 continue
             body = loop.child_by_field_name("body")
-            if body is None or b"__shfl" not in ctx.text(body):
+            if body is None or (b"__shfl" not in ctx.text(body) and loop.start_byte not in self.macro_loops):
                 continue
             initializer = loop.child_by_field_name("initializer")
             condition = _strip(loop.child_by_field_name("condition"))

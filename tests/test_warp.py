@@ -23,6 +23,10 @@ FIXTURES = Path(__file__).parent / "fixtures" / "warp"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "original.cu").exists())
 #: A function that --fix rewrote has none of these left (HP1101 is the always-applied widening).
 ASSUMPTIONS = ("HP1102", "HP1103", "HP1104", "HP1105", "HP1106", "HP1110", "HP1112", "HP1113")
+_THROUGH_MACRO = ("hipport follows a collective's result through a macro only where the macro is one shuffle of its "
+                  "two parameters (M(v, o): __shfl_down_sync or __shfl_xor_sync) and the call is the step v += M(v, o) "
+                  "of a halving loop")
+_WIDTH = " (a CUDA warp has 32 lanes, a gfx9 wavefront 64, and the port keeps this code as written)"
 #: What the port inserts once, before the first construct whose full mask it widens (HP1101):
 #: the lanes of the calling thread's wavefront that its block has.
 WAVE_LANES_BLOCK = (
@@ -658,13 +662,21 @@ def test_macro_body_masks_from_parameters_or_widened_names_are_not_reported(tmp_
             "__device__ float f(float v) { return SHFL(0xffffffffffffffffULL, v) + ALL(v); }\n")
     text, findings = port(tmp_path, body, fix=True)
     assert text == WAVE_LANES_BLOCK + body.replace("0xffffffff\n", "hipport_wave_lanes()\n", 1)
-    assert findings == ["1:9 HP1107 the mask FULL_MASK: 0xffffffff rewritten to hipport_wave_lanes() (--fix)"]
+    assert findings == [
+        "1:9 HP1107 the mask FULL_MASK: 0xffffffff rewritten to hipport_wave_lanes() (--fix)",
+        "5:18 HP1111 --fix left f as written: the call `SHFL(0xffffffffffffffffULL, v)` (line 5) of the macro SHFL "
+        f"(line 3) hides a warp collective: {_THROUGH_MACRO}; nor can it run as 32-lane logical warps: f uses the "
+        "macro SHFL (line 5), whose body (line 3) holds a warp intrinsic that --fix does not rewrite"]
     _, plain = port(tmp_path, body)
     assert plain == [
         "1:9 HP1102 FULL_MASK: the macro FULL_MASK is the 32-bit full mask, but AMD wavefronts have 64 lanes and HIP "
         "lane masks are 64-bit",
         "4:28 HP1102 __shfl_sync: the mask `FULL_MASK` (k.cpp:1) is a 32-bit unsigned int (in a macro body), but AMD "
         "wavefronts have 64 lanes and HIP lane masks are 64-bit",
+        "5:38 HP1117 f: the call `SHFL(0xffffffffffffffffULL, v)` (line 5) of the macro SHFL (line 3) hides a warp "
+        f"collective: {_THROUGH_MACRO}{_WIDTH}",
+        f"5:71 HP1117 f: the call `ALL(v)` (line 5) of the macro ALL (line 4) hides a warp collective: {_THROUGH_MACRO}"
+        f"{_WIDTH}",
     ]
 
 
@@ -1153,7 +1165,6 @@ _NO_WIDTH = ("__global__ void k(const int* in, int* out) {\n"
              "  int right = __shfl_down_sync(0xffffffff, v, 1);\n"
              "  out[i] = v * 100 + leader * 10 + (right - v);\n"
              "}\n")
-_WIDTH = " (a CUDA warp has 32 lanes, a gfx9 wavefront 64, and the port keeps this code as written)"
 
 
 def test_collectives_that_assume_32_lanes_with_no_literal_32_are_reported(tmp_path):
@@ -1211,3 +1222,57 @@ def test_fix_does_not_widen_lane_arithmetic_of_a_two_dimensional_block(tmp_path)
         "threadIdx.x % 32 (line 2) numbers lanes or warps along x only, and the file's blocks have a second "
         "dimension (blockDim.y at line 3): a 64-lane wavefront spans rows where blockDim.x is under 64, so "
         "widening it would not give the lane"]
+
+
+_SHFL_MACRO = ("#define SHFL_DOWN(val, offset) __shfl_down_sync(0xffffffff, (val), (offset))\n"
+               "__global__ void block_sums(const int* in, int* out) {\n"
+               "  int lane = threadIdx.x % 32;\n"
+               "  int v = in[blockIdx.x * blockDim.x + threadIdx.x];\n"
+               "  for (int o = 16; o > 0; o >>= 1) v += SHFL_DOWN(v, o);\n"
+               "  if (lane == 0) atomicAdd(&out[blockIdx.x], v);\n"
+               "}\n")
+
+
+def test_a_shuffle_macro_as_the_step_of_a_halving_loop_is_widened_like_the_shuffle(tmp_path):
+    """#define SHFL_DOWN(val, offset) __shfl_down_sync(mask, (val), (offset)): its call
+    v += SHFL_DOWN(v, o) is the shuffle, so the loop from 16 is reported (HP1104) and fixed; before,
+    the loop was not seen and --fix widened the lane alone (sums 256 at width 32, 128 at 64)."""
+    _, plain = port(tmp_path, _SHFL_MACRO, name="k.cu")
+    assert [f.split(" ", 2)[:2] for f in plain] == [["1:49", "HP1101"], ["3:28", "HP1103"], ["5:16", "HP1104"]]
+    text, fixed = port(tmp_path, _SHFL_MACRO, fix=True, name="k.cu")
+    assert "  for (int o = warpSize / 2; o > 0; o >>= 1) v += SHFL_DOWN(v, o);\n" in text
+    assert "  int lane = threadIdx.x % warpSize;\n" in text
+    assert [f for f in fixed if " HP1107 " in f] == [
+        "3:28 HP1107 lane arithmetic: % 32 rewritten to % warpSize (--fix)",
+        "5:16 HP1107 the shuffle loop: 16 rewritten to warpSize / 2 (--fix)"]
+
+
+def test_a_shuffle_macro_sum_combined_by_max_is_not_widened(tmp_path):
+    """lane_flow follows the macro's result like the shuffle's: a warp sum given to atomicMax."""
+    body = _SHFL_MACRO.replace("atomicAdd(", "atomicMax(")
+    text, fixed = port(tmp_path, body, fix=True, name="k.cu")
+    assert "v += SHFL_DOWN(v, o);" in text and "for (int o = 16;" in text
+    assert [f for f in fixed if " HP1111 " in f] == [
+        "2:17 HP1111 --fix left block_sums as written: the warp-collective value `v` (line 6) makes the result depend "
+        "on the warp's width: the first lane of each warp gives it to atomicMax: it combines a warp sum by max, so the "
+        "total depends on how many lanes each warp has; nor can it run as 32-lane logical warps: block_sums uses the "
+        "macro SHFL_DOWN (line 5), whose body (line 1) holds a warp intrinsic that --fix does not rewrite"]
+
+
+def test_any_other_call_of_a_collective_macro_keeps_its_function_as_written(tmp_path):
+    """A macro that computes a source lane in its body (31 - lane) hides what --fix would have to
+    rewrite: the function is left as written with HP1111 (before: widened, 4132 at width 32 and
+    4608 at 64); without --fix a function with no other assumption gets HP1117 at the call."""
+    body = ("#define REVERSE(v) __shfl_sync(0xffffffff, (v), 31 - (threadIdx.x & 31))\n"
+            "__global__ void k(const int* in, int* out) {\n"
+            "  int v = in[threadIdx.x];\n"
+            "  out[threadIdx.x] = REVERSE(v);\n"
+            "}\n")
+    hidden = f"the call `REVERSE(v)` (line 4) of the macro REVERSE (line 1) hides a warp collective: {_THROUGH_MACRO}"
+    _, plain = port(tmp_path, body, name="k.cu")
+    assert [f for f in plain if " HP1117 " in f] == [f"4:22 HP1117 k: {hidden}{_WIDTH}"]
+    text, fixed = port(tmp_path, body, fix=True, name="k.cu")
+    assert "  out[threadIdx.x] = REVERSE(v);\n" in text
+    assert [f for f in fixed if " HP1111 " in f] == [
+        f"2:17 HP1111 --fix left k as written: {hidden}; nor can it run as 32-lane logical warps: k uses the macro "
+        "REVERSE (line 4), whose body (line 1) holds a warp intrinsic that --fix does not rewrite"]
