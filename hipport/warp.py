@@ -518,6 +518,8 @@ class _Scan:
             self.mask_constants()
         if b"32" in source or b"31" in source or b"0x1" in source or b"0X1" in source or b">> 5" in source or b">>5" in source:
             self.lane_literals()
+        self.macro_loops: set[int] = set()  # halving loops stepped by a shuffle macro (warp_macro_calls)
+        self.macro_uses: list[tuple[tree_sitter.Node, tree_sitter.Node, str]] = []
         if b"define" in source and lane_flow.has_collectives(source):
             self.warp_macro_calls()
         if b"__shfl" in source:
@@ -579,7 +581,7 @@ class _Scan:
                 continue  # no collective, or written for a width known at run time
             for node, reason in lane_flow.unsafe(self, function):
                 self.ctx.report("warp-width-dependent", node, name=self.function_name(function), reason=reason)
-        for function, call, reason in getattr(self, "macro_uses", ()):
+        for function, call, reason in self.macro_uses:
             if function.start_byte not in assumed and not _WARPSIZE.search(self.ctx.text(function)):
                 self.ctx.report("warp-width-dependent", call, name=self.function_name(function), reason=reason)
 
@@ -1046,8 +1048,6 @@ class _Scan:
         being widened (an item with no rewrite; the logical warps decline such macros too, so
         HP1111 reports it), and the port reports it as HP1117 where the function has no other
         32-wide assumption (:meth:`width_dependent_collectives`)."""
-        self.macro_loops: set[int] = set()
-        self.macro_uses: list[tuple[tree_sitter.Node, tree_sitter.Node, str]] = []
         macros = lane_flow.collective_macros(self.ctx.source)
         if not macros:
             return

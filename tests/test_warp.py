@@ -1276,3 +1276,13 @@ def test_any_other_call_of_a_collective_macro_keeps_its_function_as_written(tmp_
     assert [f for f in fixed if " HP1111 " in f] == [
         f"2:17 HP1111 --fix left k as written: {hidden}; nor can it run as 32-lane logical warps: k uses the macro "
         "REVERSE (line 4), whose body (line 1) holds a warp intrinsic that --fix does not rewrite"]
+
+
+def test_a_file_with_a_shuffle_loop_and_no_macro_converts(tmp_path):
+    """53b5b98 set the shuffle-macro loops only in files holding '#define': any other file with a
+    shuffle loop crashed (AttributeError), found by a helper on block_sum."""
+    text, findings = port(tmp_path, "__device__ int f(int v) {\n"
+                                    "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);\n"
+                                    "  return v;\n}\n", name="k.cu")
+    assert "for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(hipport_wave_lanes(), v, o);" in text
+    assert [f.split(" ", 2)[1] for f in findings] == ["HP1104", "HP1101"]
