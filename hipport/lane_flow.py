@@ -950,6 +950,10 @@ class _Collective:
                 and (self.scan.is_warp_count(condition.child_by_field_name("right"))
                      or self.flow._rounded_warp_count(condition.child_by_field_name("right")))):
             return "it is read other than by a loop over every warp of the block"
+        bound = _strip(condition.child_by_field_name("right"))
+        if not self._follows_the_width(bound):
+            return (f"the loop reading the slots is bounded by `{' '.join(self.text(bound).split())}`, a count of "
+                    "32-lane warps that --fix does not rewrite (widened, it reads slots no wavefront wrote)")
         operation = self._fold_operation(node)
         if operation is None:
             return "it is read other than into a local folding every warp's slot by one operation " \
@@ -957,6 +961,20 @@ class _Collective:
         array = self.text(_strip(node.child_by_field_name("argument")))
         problems = sorted(filter(None, (combine_problem(kind, operation) for kind in self.slot_kinds.get(array, ()))))
         return f"the slots are folded by {operation}: {problems[0]}" if problems else None
+
+    def _follows_the_width(self, count: tree_sitter.Node | None, depth: int = 0) -> bool:
+        """The warp count ``count`` (a slot loop's bound) counts wavefronts once widened: it divides
+        by ``warpSize``, or divides ``blockDim`` by 32 (which --fix rewrites to the wavefront
+        count), directly or through a local; ``kBlock / 32`` or ``BLOCK / 32`` keeps counting
+        32-lane warps."""
+        count = _strip(count)
+        if count is None or depth > 4:
+            return False
+        if count.type == "identifier":
+            value = self.scan.value_of(count)
+            return value is not None and self._follows_the_width(value, depth + 1)
+        text = "".join(self.text(count).split())
+        return "warpSize" in text or "blockDim." in text
 
     def _fold_operation(self, node: tree_sitter.Node) -> str | None:
         """The operation by which the slot read ``node`` is folded into a local ``t``: ``t op= s[w]``,

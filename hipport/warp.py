@@ -229,6 +229,8 @@ _WAVEFRONT_BLOCK = (b"#ifndef HIPPORT_WAVEFRONT_MAX{nl}"
                     b"#define HIPPORT_WAVEFRONT_MAX 64 /* hipport --fix: the widest wavefront (gfx9); sizes per-lane arrays */{nl}"
                     b"#define HIPPORT_WAVEFRONT_MIN 32 /* hipport --fix: the narrowest; sizes per-wavefront arrays */{nl}"
                     b"#endif{nl}")
+#: A cooperative-groups tile of a fixed size (``thread_block_tile<32>``, ``tiled_partition<32>``).
+_TILE = re.compile(rb"\b(?:thread_block_tile|tiled_partition)\s*<\s*\d+\s*>")
 _CODE_SKIP = ("comment", "string_content", "string_literal", "char_literal", "raw_string_literal", "system_lib_string")
 
 
@@ -558,6 +560,13 @@ class _Scan:
                 continue
             for node, reason in lane_flow.unsafe(self, function):
                 self.add(_Item(function.start_byte, node, None, "", {}, None, reason, audit=True))
+            tile = _TILE.search(self.ctx.text(function))
+            if tile is not None:  # cg::thread_block_tile<32>: its shuffles stay 32 lanes wide
+                at = self.ctx.node_at(function.start_byte + tile.start(), function.start_byte + tile.end())
+                self.add(_Item(function.start_byte, at, None, "", {}, None,
+                               f"it uses a cooperative-groups tile (`{tile.group(0).decode()}`, line {at.start_point[0] + 1}), "
+                               "whose shuffles and thread_rank() stay 32 lanes wide while widened warp numbers would "
+                               "count 64", audit=True))
 
     def width_dependent_collectives(self) -> None:
         """The port without --fix: a device function with warp collectives and none of the 32-wide

@@ -1286,3 +1286,48 @@ def test_a_file_with_a_shuffle_loop_and_no_macro_converts(tmp_path):
                                     "  return v;\n}\n", name="k.cu")
     assert "for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(hipport_wave_lanes(), v, o);" in text
     assert [f.split(" ", 2)[1] for f in findings] == ["HP1104", "HP1101"]
+
+
+def test_a_fold_over_slots_bounded_by_a_constant_warp_count_is_not_widened(tmp_path):
+    """for (w = 0; w < kBlock / 32; ++w) t += s[w]: --fix does not rewrite kBlock / 32, so
+    widened the loop reads slots no wavefront wrote (a second hunt: -55 at width 64, -51 at 32).
+    The unit runs as logical warps."""
+    body = ("constexpr int kBlock = 128;\n"
+            "__global__ void k(const int* in, int* out) {\n"
+            "  __shared__ int s[kBlock / 32];\n"
+            "  int lane = threadIdx.x % 32, wid = threadIdx.x / 32;\n"
+            "  int v = in[threadIdx.x];\n"
+            "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);\n"
+            "  if (lane == 0) s[wid] = v;\n"
+            "  __syncthreads();\n"
+            "  if (threadIdx.x == 0) { int t = 0; for (int w = 0; w < kBlock / 32; ++w) t += s[w]; out[0] = t; }\n"
+            "}\n")
+    text, findings = port(tmp_path, body, fix=True, name="k.cu")
+    assert "hipport_warp32_shfl_down_sync(hipport_wave_lanes(), v, o)" in text
+    assert [f.split(" because ")[1] for f in findings if " HP1116 " in f] == [
+        "the per-warp slot `s[w]` (line 9) makes the result depend on the warp's width: the loop reading the slots is "
+        "bounded by `kBlock / 32`, a count of 32-lane warps that --fix does not rewrite (widened, it reads slots no "
+        "wavefront wrote)"]
+
+
+def test_a_cooperative_groups_tile_keeps_its_function_from_being_widened(tmp_path):
+    """A thread_block_tile<32> stays 32 lanes wide: widening threadIdx.x / 32 beside it would put
+    two tiles in one slot (a second hunt: 127 at width 32, 64 at 64). HP1111 (logical warps
+    decline cooperative groups)."""
+    body = ("#include <cooperative_groups.h>\n"
+            "namespace cg = cooperative_groups;\n"
+            "__global__ void k(const int* in, int* out) {\n"
+            "  __shared__ int s[32];\n"
+            "  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cg::this_thread_block());\n"
+            "  int v = in[threadIdx.x];\n"
+            "  for (int o = 16; o > 0; o >>= 1) v += tile.shfl_down(v, o);\n"
+            "  if (tile.thread_rank() == 0) s[threadIdx.x / 32] = v;\n"
+            "  __syncthreads();\n"
+            "  if (threadIdx.x == 0) { int t = 0; for (int w = 0; w < blockDim.x / 32; ++w) t += s[w]; out[0] = t; }\n"
+            "}\n")
+    text, findings = port(tmp_path, body, fix=True, name="k.cu")
+    assert "s[threadIdx.x / 32] = v;" in text and "w < blockDim.x / 32;" in text
+    skipped = [f for f in findings if " HP1111 " in f]
+    assert len(skipped) == 1 and skipped[0].startswith(
+        "3:17 HP1111 --fix left k as written: it uses a cooperative-groups tile (`thread_block_tile<32>`, line 5), "
+        "whose shuffles and thread_rank() stay 32 lanes wide while widened warp numbers would count 64")
