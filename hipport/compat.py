@@ -42,6 +42,7 @@ from .parse import new_parser
 from .rules import Mapping, RuleSet, default_rules
 from .suppress import filter_and_fingerprint
 from .unknown_names import TreeNames
+from .warp import WAVE_LANES
 from .warp32 import RENAMES
 
 #: The generated header, relative to OUT.
@@ -464,7 +465,15 @@ def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, sourc
     with_fix = analyze_file(file.rel, body, tree, rules, fix=True, warp_tree=fix_tree, **kwargs)
     analysis = analyze_file(file.rel, body, tree, rules, fix=False, **kwargs)
     without = set(analysis.edits)
-    extra = [e for e in with_fix.edits if e not in without]
+    # convert --fix passes hipport_wave_lanes() where a call passes a full-mask constant it widens
+    # (kFullMask); a compat tree keeps every mask at its calls as written (HP1401 for a literal)
+    # and defines no such helper, so the call keeps the constant, widened where it is defined
+    extra = [e for e in with_fix.edits if e not in without
+             and not (e.text == WAVE_LANES and re.fullmatch(rb"[A-Za-z_]\w*", body[e.start:e.end]))]
+    if not any(e.text == WAVE_LANES for e in extra):  # nothing left calls the helper: no block for it
+        extra = [e for e in extra if b"#define HIPPORT_WAVE_LANES" not in e.text]
+    unwidened = {(f.line, f.column) for f in with_fix.findings if f.rule_id == "HP1101"} - \
+        {(f.line, f.column) for f in analysis.findings if f.rule_id == "HP1101"}
     refused, refused_blocks = _refused_lines(body, extra)
     applied = [e for index, e in enumerate(extra) if index not in refused_blocks
                and (_inserts_lines(body, e) or body.count(b"\n", 0, e.start) + 1 not in refused)]
@@ -472,7 +481,7 @@ def _fix_edits(file, data: bytes, rules: RuleSet, options: ConvertOptions, sourc
                     if e.text.decode() in _CUDA_OF_HELPER}
     # a mask passed to a logical-warp helper needs no widening: the helper takes any mask type
     findings = [f for f in with_fix.findings if f.line not in refused
-                and not (f.rule_id == "HP1101" and (f.line, f.name) in helper_calls)]
+                and not (f.rule_id == "HP1101" and ((f.line, f.name) in helper_calls or (f.line, f.column) in unwidened))]
     findings += [f for f in analysis.findings if f.line in refused]
     kept = {(f.line, f.column, f.rule_id) for f in analysis.findings}
     for fixed in with_fix.findings:  # what --fix said it rewrote on a refused line

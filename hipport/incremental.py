@@ -181,7 +181,8 @@ def warp_digest(tree) -> str:
     return digest_json([canonical(tree.constants), canonical(tree.functions),
                         canonical({path: sorted(homes) for path, homes in tree.compiled_with.items()}), blocked,
                         sorted(list(key) for key in tree.logical), logical_blocked, canonical(tree.host_reads),
-                        canonical(tree.foreign_helpers)])
+                        canonical(tree.foreign_helpers),
+                        sorted([name, home, kind] for (name, home), kind in tree.collectives.items())])
 
 
 #: The types of :func:`finding_row`'s fields, and of an unknown-name use's (:meth:`Record.store`).

@@ -160,6 +160,58 @@ class _Flow:
         return (self.kind(other) is not None or self.scan.is_warp_count(other) or self.offset_variable(other)
                 or self._rounded_warp_count(other))
 
+    def lane_zero_guard(self, node: tree_sitter.Node) -> bool:
+        """``node`` runs only in the first lane of each warp: inside the branch of an ``if``
+        whose condition is (a ``&&`` term) ``lane == 0`` or ``!lane``."""
+        child, parent = node, node.parent
+        while parent is not None and parent.start_byte >= self.function.start_byte:
+            if parent.type == "if_statement" and parent.child_by_field_name("consequence") == child:
+                if self._tests_lane_zero(parent.child_by_field_name("condition")):
+                    return True
+            child, parent = parent, parent.parent
+        return False
+
+    def _tests_lane_zero(self, condition: tree_sitter.Node | None) -> bool:
+        terms = [condition]
+        while terms:
+            term = _strip(terms.pop())
+            if term is None:
+                continue
+            if term.type == "condition_clause":
+                terms.extend(term.named_children)
+                continue
+            if term.type == "binary_expression":
+                operator = self.text(term.child_by_field_name("operator"))
+                left, right = term.child_by_field_name("left"), term.child_by_field_name("right")
+                if operator == "&&":
+                    terms.extend([left, right])
+                elif operator == "==" and (self.kind(left) == "lane" and self.text(_strip(right)) in ("0", "0u")
+                                           or self.kind(right) == "lane" and self.text(_strip(left)) in ("0", "0u")):
+                    return True
+            elif term.type == "unary_expression" and self.text(term.child_by_field_name("operator")) == "!" and \
+                    self.kind(term.child_by_field_name("argument")) == "lane":
+                return True
+        return False
+
+    def is_block_warp_count(self, node: tree_sitter.Node | None, depth: int = 0) -> bool:
+        """``blockDim.x / 32`` (``>> 5``, ``/ WARP_SIZE``), which --fix rewrites to the number of
+        wavefronts of the block, or a local initialised with one; ``blockDim.x / warpSize`` is
+        not (it is not rewritten)."""
+        node = _strip(node)
+        if node is None or depth > 4:
+            return False
+        if node.type == "identifier":
+            value = self.scan.value_of(node)
+            return value is not None and self.is_block_warp_count(value, depth + 1)
+        if node.type != "binary_expression":
+            return False
+        operator = self.text(node.child_by_field_name("operator"))
+        left, right = node.child_by_field_name("left"), _strip(node.child_by_field_name("right"))
+        if not re.fullmatch(r"blockDim\.[xyz]", "".join(self.text(_strip(left)).split())) or right is None:
+            return False
+        return (operator == "/" and self.scan.is_width(right, "32") and self.text(right).strip() != "warpSize") or \
+            (operator == ">>" and self.text(right).strip() == "5")
+
     def _rounded_warp_count(self, node: tree_sitter.Node) -> bool:
         """``(blockDim.x + warpSize - 1) / warpSize``, what --fix writes for the warp count."""
         text = "".join(self.text(node).split())
@@ -188,7 +240,7 @@ class _Flow:
                     return f"it initialises {name}, declared more than once in the function"
                 if b"__shared__" in self.scan.ctx.text(declaration) or b"static" in self.scan.ctx.text(declaration).split(b"=")[0]:
                     return f"it initialises {name}, which is not a plain local"
-                if self.kind(target) is None:
+                if (self.kind(target) is None) if kind != "count" else not self.is_block_warp_count(target):
                     return f"it initialises {name}, whose uses --fix cannot follow"
                 return None  # the local's own uses are checked where they are
             if kind_of == "binary_expression":
@@ -205,14 +257,19 @@ class _Flow:
                             "its test against 0 is used as a value, not as the condition of an if"
                     if value is not None:
                         return "it is compared with a literal whose meaning is 32 lanes"
-                    return None if self.comparable(other) else "it is compared with a value whose meaning is 32 lanes"
+                    if self.comparable(other) or kind == "count" and self.scan.is_thread_index(other):
+                        return None  # (threadIdx.x < blockDim.x / 32: the threads reading one slot per warp)
+                    return "it is compared with a value whose meaning is 32 lanes"
+                if kind == "count":
+                    return ("it is used as a value, the number of 32-lane warps of the block, which --fix rewrites to "
+                            "the number of wavefronts (half as many on a 64-wide wavefront)")
                 if operator == "<<" and child == right and _literal(self.text(_strip(left))) == 1:
                     return None  # a lane mask: hipport.warp widens 1u << lane
                 value = _literal(self.text(_strip(other))) if _strip(other) is not None and \
                     _strip(other).type == "number_literal" else None
-                if operator == "%" and child == left and value in _SMALL_MODULI:
-                    return None
-                if operator == "&" and value is not None and value + 1 in _SMALL_MODULI:
+                if operator == "%" and child == left and value in _SMALL_MODULI and kind == "lane":
+                    return None  # (a warp's parity is not: warp 1 is threads 32-63 at 32, 64-127 widened)
+                if operator == "&" and value is not None and value + 1 in _SMALL_MODULI and kind == "lane":
                     return None
                 if operator == "^" and kind == "lane" and value is not None and 0 <= value < 32 and self._source_lane(parent):
                     return None
@@ -246,6 +303,9 @@ class _Flow:
                 expected = _warp._LANE_CALL if kind == "lane" else _warp._WARP_CALL
                 return None if expected.match(name) else "it is returned from a function not named as a lane or warp number"
             if kind_of == "assignment_expression":
+                left = _strip(parent.child_by_field_name("left"))
+                if parent.child_by_field_name("right") == child and left is not None and left.type != "identifier":
+                    return "it is stored to memory, whose readers keep its 32-lane meaning"
                 return "it is assigned, and --fix follows only initialised locals"
             return "it is used where --fix cannot follow its meaning"
 
@@ -293,16 +353,40 @@ class _Flow:
         name = self.text(array) if array is not None and array.type == "identifier" else ""
         if child == subscript.child_by_field_name("argument"):
             return "it is subscripted"
+        if kind == "count":
+            return "it indexes an array with the number of 32-lane warps of the block, which --fix rewrites"
         size = self.shared.get(name)
         if size is None:
             return f"it indexes {name or 'an array'}, which is not a __shared__ array of the block"
         if size == "2d":
             return f"it indexes the two-dimensional __shared__ array {name}"
-        if kind == "warp":
-            return None  # a wavefront-wide block has no more warps than a 32-lane one
-        if self.lane_slots(size):
+        if kind != "warp" and not self.lane_slots(size):
+            return f"it indexes the __shared__ array {name}[{size}], which has no slot for every lane of a 64-wide wavefront"
+        atomic = self._atomic_on(subscript)
+        if atomic is not None and not self.lane_zero_guard(atomic):
+            what = "lanes of a warp combine into its slot" if kind == "warp" else "threads of the same lane combine into its slot"
+            return (f"{what} by {self.text(atomic.child_by_field_name('function')).strip()} (line "
+                    f"{atomic.start_point[0] + 1}): a slot per 64-lane wavefront (or per lane 0-63) gathers other "
+                    "threads than one per 32-lane warp")
+        return None  # a wavefront-wide block has no more warps than a 32-lane one; lanes have their slots
+
+    def _atomic_on(self, subscript: tree_sitter.Node) -> tree_sitter.Node | None:
+        """The atomic call (``atomicAdd(&s[w], v)`` and any other ``atomic*``) whose address is
+        the element ``subscript``, else None."""
+        node = subscript
+        while node.parent is not None and node.parent.type in _TRANSPARENT:
+            node = node.parent
+        address = node.parent
+        if address is None or address.type != "pointer_expression" or self.text(address.child_by_field_name("operator")) != "&":
             return None
-        return f"it indexes the __shared__ array {name}[{size}], which has no slot for every lane of a 64-wide wavefront"
+        while address.parent is not None and address.parent.type in _TRANSPARENT:
+            address = address.parent
+        arguments = address.parent
+        if arguments is None or arguments.type != "argument_list" or arguments.parent is None:
+            return None
+        named = [c for c in arguments.named_children if c.type != "comment"]
+        call = arguments.parent
+        return call if named and named[0] == address and _call_name(self.scan, call).startswith("atomic") else None
 
 
 def _file_shared_arrays(scan: "_Scan") -> list[tuple[int | None, str, str]]:
@@ -339,7 +423,9 @@ def _file_shared_arrays(scan: "_Scan") -> list[tuple[int | None, str, str]]:
 
 
 def _candidates(flow: _Flow) -> Iterator[tuple[tree_sitter.Node, str]]:
-    """Every lane or warp number of the function: (node, 'lane' | 'warp'), outermost first."""
+    """Every lane or warp number of the function, and every count of its block's 32-lane warps
+    that --fix rewrites (:meth:`_Flow.is_block_warp_count`): (node, 'lane' | 'warp' | 'count'),
+    outermost first."""
     scan, function = flow.scan, flow.function
     named: dict[str, str | None] = {}
     loop_variables = set()
@@ -364,10 +450,10 @@ def _candidates(flow: _Flow) -> Iterator[tuple[tree_sitter.Node, str]]:
             name = scan.text(node)
             if name in flow.scope.declared or name in loop_variables:
                 if name not in named or name in loop_variables:
-                    named[name] = flow.kind(node)
+                    named[name] = flow.kind(node) or ("count" if flow.is_block_warp_count(node) else None)
                 kind = named[name]
         elif node.type in ("binary_expression", "call_expression"):
-            kind = flow.kind(node)
+            kind = flow.kind(node) or ("count" if flow.is_block_warp_count(node) else None)
         if kind is not None:
             yield node, kind
             continue  # its parts are not numbers of their own
@@ -439,7 +525,8 @@ def unsafe_uses(scan: "_Scan", function: tree_sitter.Node, flow: "_Flow | None" 
                 statement = statement.parent
             shown = " ".join(scan.text(statement).split())
             shown = shown if len(shown) <= 80 else shown[:77] + "..."
-            found.append((node, f"the {kind} number `{' '.join(scan.text(node).split())}` in `{shown}` "
+            what = "warp count" if kind == "count" else f"{kind} number"
+            found.append((node, f"the {what} `{' '.join(scan.text(node).split())}` in `{shown}` "
                                 f"(line {node.start_point[0] + 1}) keeps a 32-lane meaning: {reason}"))
     for node, reason in _shuffle_literals(flow):
         call = node.parent
@@ -556,21 +643,65 @@ def has_collectives(source: bytes) -> bool:
 
 
 def _call_name(scan: "_Scan", call: tree_sitter.Node) -> str:
+    """The name a call calls: ``warp_sum`` for ``warp_sum(v)``, ``ns::warp_sum<T>(v)`` and, for a
+    member function, ``w.sum(v)`` or ``p->sum(v)`` (``sum``)."""
     function = call.child_by_field_name("function")
     if function is not None and function.type == "template_function":
         function = function.child_by_field_name("name")
+    if function is not None and function.type == "field_expression":
+        function = function.child_by_field_name("field")
+        if function is not None and function.type == "template_method":
+            function = function.child_by_field_name("name")
     return scan.text(function).split("::")[-1].strip() if function is not None else ""
+
+
+def _tree_collectives(scan: "_Scan") -> dict[str, str | None]:
+    """The functions of the tree's headers this file is compiled with that return a
+    warp-collective result (:attr:`hipport.warp.WarpTree.collectives`): name -> the kind of
+    whole-warp result (:meth:`_Collective.whole_functions`), None for another collective result.
+    Empty outside a tree or in the header defining them (its own definitions count there)."""
+    tree = getattr(scan, "tree", None)
+    if tree is None or not getattr(tree, "collectives", None):
+        return {}
+    path = scan.ctx.path
+    found: dict[str, str | None] = {}
+    for (name, home), kind in sorted(tree.collectives.items()):
+        if home != path and name not in found and tree.function_home(path, name) == home:
+            found[name] = kind
+    return found
+
+
+def calls_tree_collectives(scan: "_Scan") -> bool:
+    """The file names a function of a tree header that returns a warp-collective result
+    (:func:`_tree_collectives`): its uses are followed as a collective's, though the file names
+    no shuffle or vote of its own."""
+    return any(re.search(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"\s*[(<]", scan.ctx.source)
+               for name in _tree_collectives(scan))
+
+
+def returned_collectives(scan: "_Scan") -> dict[str, str | None]:
+    """The functions of the file that return a warp-collective result (:func:`collective_functions`),
+    each with the kind of whole-warp result it returns (:meth:`_Collective.whole_functions`: 'sum',
+    'max', 'mask', ...) or None for any other collective result (a scan, a broadcast): what the
+    tree prepass records of a header for the files calling its functions."""
+    functions = collective_functions(scan)
+    if not functions:
+        return {}
+    whole = _whole_functions(scan, functions)
+    return {name: whole.get(name) for name in sorted(functions)}
 
 
 def collective_functions(scan: "_Scan") -> frozenset[str]:
     """The functions of the file that return a warp-collective result (``warp_reduce`` returning
-    a shuffle's), found to a fixed point; cached on ``scan``."""
+    a shuffle's), found to a fixed point, and those of the tree's headers the file is compiled
+    with (:func:`_tree_collectives`); cached on ``scan``."""
     cached = getattr(scan, "_collective_functions", None)
     if cached is not None:
         return cached
+    found_outside = set(_tree_collectives(scan))
     definitions = _warp._query(_warp._DEFINITIONS, scan.ctx.root) \
-        if _COLLECTIVE_WORDS.search(scan.ctx.source) else []
-    found: set[str] = set()
+        if _COLLECTIVE_WORDS.search(scan.ctx.source) or found_outside else []
+    found: set[str] = set(found_outside)
     changed = True
     while changed:
         changed = False
@@ -748,28 +879,8 @@ class _Collective:
                 and self.text(_strip(arguments[lane_index])) == variable and name not in ("__shfl_up_sync", "__shfl_up"))
 
     def whole_functions(self) -> dict[str, str]:
-        """The file's functions that return a whole-warp result of their parameters (a
-        ``warp_reduce``), each with the kind of its result (:meth:`_write_form`); cached on the
-        scan."""
-        cached = getattr(self.scan, "_whole_functions", None)
-        if cached is not None:
-            return cached
-        self.scan._whole_functions = {}  # while computing: no function counts
-        found: dict[str, str] = {}
-        for function in _warp._query(_warp._DEFINITIONS, self.scan.ctx.root):
-            name = self.scan.function_name(function).split("::")[-1]
-            if name not in self.functions or function.start_byte == self.flow.function.start_byte:
-                continue
-            other = _Collective(_Flow(self.scan, function))
-            returns = [_strip(n.named_children[0]) for n in _warp._descendants(function)
-                       if n.type == "return_statement" and n.named_children]
-            if returns and all(r is not None and r.type == "identifier" and self.text(r) in other.aggregates
-                               for r in returns):
-                kinds = {other.kinds[self.text(r)] for r in returns}
-                if len(kinds) == 1:
-                    found[name] = kinds.pop()
-        self.scan._whole_functions = found
-        return self.scan._whole_functions
+        """The functions returning a whole-warp result of their parameters (:func:`_whole_functions`)."""
+        return _whole_functions(self.scan, self.functions)
 
     def _aggregates(self) -> set[str]:
         """The collective locals that hold a whole-warp result: every collective write of them is
@@ -825,37 +936,7 @@ class _Collective:
         return self.flow.text(node)
 
     def lane_zero_guard(self, node: tree_sitter.Node) -> bool:
-        """``node`` runs only in the first lane of each warp: inside the branch of an ``if``
-        whose condition is (a ``&&`` term) ``lane == 0`` or ``!lane``."""
-        child, parent = node, node.parent
-        while parent is not None and parent.start_byte >= self.flow.function.start_byte:
-            if parent.type == "if_statement" and parent.child_by_field_name("consequence") == child:
-                if self._tests_lane_zero(parent.child_by_field_name("condition")):
-                    return True
-            child, parent = parent, parent.parent
-        return False
-
-    def _tests_lane_zero(self, condition: tree_sitter.Node | None) -> bool:
-        terms = [condition]
-        while terms:
-            term = _strip(terms.pop())
-            if term is None:
-                continue
-            if term.type == "condition_clause":
-                terms.extend(term.named_children)
-                continue
-            if term.type == "binary_expression":
-                operator = self.text(term.child_by_field_name("operator"))
-                left, right = term.child_by_field_name("left"), term.child_by_field_name("right")
-                if operator == "&&":
-                    terms.extend([left, right])
-                elif operator == "==" and (self.flow.kind(left) == "lane" and self.text(_strip(right)) in ("0", "0u")
-                                           or self.flow.kind(right) == "lane" and self.text(_strip(left)) in ("0", "0u")):
-                    return True
-            elif term.type == "unary_expression" and self.text(term.child_by_field_name("operator")) == "!" and \
-                    self.flow.kind(term.child_by_field_name("argument")) == "lane":
-                return True
-        return False
+        return self.flow.lane_zero_guard(node)
 
     def unsafe(self, node: tree_sitter.Node) -> str | None:
         """Why the collective value ``node`` reaches a place whose result depends on the warp's
@@ -1016,6 +1097,35 @@ class _Collective:
         if other is not None and (other.type != "identifier" or self.text(other) != self.text(left)):
             return None
         return operation
+
+
+def _whole_functions(scan: "_Scan", functions: frozenset[str]) -> dict[str, str]:
+    """The functions of the file that return a whole-warp result of their parameters (a
+    ``warp_reduce``: every ``return`` gives a local holding one reduction's result), each with
+    the kind of its result (:meth:`_Collective._write_form`), and those of the tree's headers
+    the file is compiled with (:func:`_tree_collectives`); cached on the scan. ``functions``:
+    :func:`collective_functions`."""
+    cached = getattr(scan, "_whole_functions", None)
+    if cached is not None:
+        return cached
+    scan._whole_functions = {}  # while computing: a call of one is no whole-warp result (a fixed point is not sought)
+    kinds_of: dict[str, set[str | None]] = {}  # every definition of a name (overloads) must return one kind
+    for function in _warp._query(_warp._DEFINITIONS, scan.ctx.root):
+        name = scan.function_name(function).split("::")[-1]
+        if name not in functions:
+            continue
+        other = _Collective(_Flow(scan, function))
+        returns = [_strip(n.named_children[0]) for n in _warp._descendants(function)
+                   if n.type == "return_statement" and n.named_children]
+        if returns and all(r is not None and r.type == "identifier" and other.text(r) in other.aggregates
+                           for r in returns):
+            kinds_of.setdefault(name, set()).update(other.kinds[other.text(r)] for r in returns)
+        else:
+            kinds_of.setdefault(name, set()).add(None)
+    found = {name: kind for name, kind in _tree_collectives(scan).items() if kind is not None and name not in kinds_of}
+    found.update({name: next(iter(kinds)) for name, kinds in kinds_of.items() if len(kinds) == 1 and None not in kinds})
+    scan._whole_functions = found
+    return scan._whole_functions
 
 
 def unsafe_collective_uses(scan: "_Scan", function: tree_sitter.Node,

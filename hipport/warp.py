@@ -534,7 +534,7 @@ class _Scan:
             self.warp_size_constant_expressions()
         if warp32.HELPER_PREFIX.encode() in source:
             self.logical_already()
-        collectives = lane_flow.has_collectives(source)
+        collectives = lane_flow.has_collectives(source) or lane_flow.calls_tree_collectives(self)
         if self.fix and (self.items or collectives):
             self.lane_flow()
         elif collectives and not self.fix:
@@ -619,6 +619,10 @@ class _Scan:
             function = node.child_by_field_name("function")
             if function is not None and function.type in ("identifier", "qualified_identifier", "template_function"):
                 calls.append((node, self.text(function).split("<")[0].split("::")[-1].strip()))
+            elif function is not None and function.type == "field_expression":  # w.sum(v), p->sum(v)
+                member = lane_flow._call_name(self, node)
+                if member in definitions:  # by name: every class's member of that name shares the fate
+                    calls.append((node, member))
         if self.tree is not None:  # functions of this header other files call: one fate across the tree
             for name, same in definitions.items():
                 if self.ctx.path in self.tree.functions.get(name, ()):
@@ -684,7 +688,7 @@ class _Scan:
         functions: dict[int, tree_sitter.Node] = {}
         for name, call in calls:
             mask = _first_argument(call) if name in MASK_FUNCTIONS else None
-            if mask is not None and _is_full_mask(self.text(mask)):
+            if mask is not None and (_is_full_mask(self.text(mask)) or self.widened_mask_constant(mask, call)):
                 ctx.result.edits.append(Edit(mask.start_byte, mask.end_byte, WAVE_LANES))
                 ctx.report("warp-mask-widened", mask, name=name, mask=self.text(mask).strip())
             function = self.function_of(call)
@@ -699,6 +703,23 @@ class _Scan:
                 functions.setdefault(function.start_byte, function)
         for function in functions.values():
             _MaskFunction(self, function).run()
+
+    def widened_mask_constant(self, mask: tree_sitter.Node, call: tree_sitter.Node) -> bool:
+        """--fix: the mask argument ``mask`` of ``call`` names a full-mask constant outside
+        functions that --fix widens where it is defined (``constexpr unsigned kFullMask =
+        0xffffffff;``, :func:`_named_full_masks`, used only as masks), not a local of the calling
+        function. Its definition becomes ``0xffffffffffffffffULL`` (a constant expression cannot
+        call a function), which names absent lanes in a partial wavefront, where HIP's mask check
+        traps; the call passes ``hipport_wave_lanes()`` instead, as for a literal full mask."""
+        mask = _strip(mask)
+        if not self.fix or mask is None or mask.type != "identifier":
+            return False
+        name = self.text(mask)
+        scope = self.locals_of(self.function_of(call))
+        if scope is not None and name in scope.declared:
+            return False
+        definitions = self.definitions_of(name)
+        return bool(definitions) and all(d.kind == "variable" and d.widened for d in definitions)
 
     def macro_masks(self) -> None:
         """The masks of ``*_sync`` calls written in macro bodies (``#define SHFL(v, o)
@@ -2298,6 +2319,11 @@ class WarpTree:
         foreign_helpers: file -> ``"path:line defines hipport_warp32_..."`` for each definition
             of a logical-warp helper's name by the code itself in a file compiled with it
             (:func:`hipport.warp32.foreign_helper_definitions`): logical warps are declined there.
+        collectives: (device function, its header) -> the kind of whole-warp result it returns
+            ('sum', 'max', 'mask', ...; None for another warp-collective result), for each shared
+            function returning one (:func:`hipport.lane_flow.returned_collectives`): the files
+            calling it follow its result as their own functions' (a ``warp_sum`` stored per
+            thread in a ``.cu`` file keeps the header's reduction from being widened).
     """
 
     constants: dict[str, list[tuple[str, str]]]
@@ -2309,6 +2335,7 @@ class WarpTree:
     warp_keys: frozenset = frozenset()
     host_reads: dict[str, list[str]] = field(default_factory=dict)
     foreign_helpers: dict[str, list[str]] = field(default_factory=dict)
+    collectives: dict[tuple[str, str], str | None] = field(default_factory=dict)
 
     def sees(self, path: str, home: str) -> bool:
         """File ``path`` is compiled with header ``home`` (or is it)."""
@@ -2497,6 +2524,8 @@ def warp_tree(sources, parser, masks: MaskNames | None = None,
         {home for entries in functions.values() for home in entries}
     tree = WarpTree(constants, functions, {path: frozenset(together.get(path, ())) & homes for path in using},
                     host_reads=host_reads, foreign_helpers=foreign)
+    by_path = dict(sources)
+    tree.collectives = _header_collectives(tree, by_path, parsed, files, masks)
     every_key = frozenset([*(("tree", "constant", n, home) for n, entries in constants.items() for _w, home in entries),
                            *(("tree", "function", n, home) for n, entries in functions.items() for home in entries)])
     tree.warp_keys = _warp_keys(constants, functions, bodies)
@@ -2516,7 +2545,6 @@ def warp_tree(sources, parser, masks: MaskNames | None = None,
     # Every file using one of the names: its groups, each with the tree keys it touches.
     groups: list[tuple[str, set[tuple], tuple[str, int, str] | None]] = []
     logical_reasons: list[tuple[str, set[tuple], str]] = []  # groups that cannot run as logical warps
-    by_path = dict(sources)
     for path in using:
         source = by_path[path]
         root = parsed.get(path) or parser.parse(source).root_node
@@ -2564,6 +2592,35 @@ def warp_tree(sources, parser, masks: MaskNames | None = None,
                             if key in tree.warp_keys and _union_root(logical_parent, key) in logical_roots}
     tree.logical = frozenset(key for key in tree.blocked if key in tree.warp_keys and key not in tree.logical_blocked)
     return tree
+
+
+def _header_collectives(tree: WarpTree, sources: dict[str, bytes], parsed: dict[str, tree_sitter.Node],
+                        files: TreeSources, masks: MaskNames | None) -> dict[tuple[str, str], str | None]:
+    """For :attr:`WarpTree.collectives`: each shared device function of a header that returns a
+    warp-collective result, with the kind of whole-warp result it returns. Each header is
+    scanned with the tree's warp-size constants (``for (o = WARP_SIZE / 2; ...)`` is a
+    whole-warp reduction) and the other headers' results (a header's ``block_sum`` calling
+    another's ``warp_sum``), to a fixed point (at most 4 rounds; a longer chain of headers keeps
+    its last functions partial, which only declines widening)."""
+    homes = sorted({home for entries in tree.functions.values() for home in entries})
+    found: dict[tuple[str, str], str | None] = {}
+    for _round in range(4):
+        tree.collectives = found
+        now: dict[tuple[str, str], str | None] = {}
+        for path in homes:
+            source = sources[path]
+            ctx = _TreeContext(path, source, parsed[path], files)
+            scan = _Scan(ctx, True, tree, masks)
+            if not lane_flow.has_collectives(source) and not lane_flow.calls_tree_collectives(scan):
+                continue
+            scan.warp_constants()
+            for name, kind in lane_flow.returned_collectives(scan).items():
+                if path in tree.functions.get(name, ()):
+                    now[(name, path)] = kind
+        if now == found:
+            break
+        found = now
+    return found
 
 
 def _warp_keys(constants: dict[str, list[tuple[str, str]]], functions: dict[str, list[str]],

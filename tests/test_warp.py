@@ -435,7 +435,8 @@ def test_corpus_warp_shuffle_scan_runs_as_logical_warps_where_its_header_decides
     through a 32-bit pointer in rank_in_warp, kWarpSize in constexpr initialisers such as kBins =
     kWarpSize, the histogram's bins = lanes). Every device function of it, in every file, runs
     as 32-lane logical warps instead (HP1116, the reason naming its file's blocker; the full
-    mask constant, right at both widths, is still widened); tests/test_emulator.py runs it."""
+    mask constant, right at both widths, is still widened, and the calls passing it pass
+    hipport_wave_lanes()); tests/test_emulator.py runs it."""
     from helpers import CORPUS_PROJECTS
     report = convert_tree(CORPUS_PROJECTS / "warp_shuffle_scan", tmp_path / "out", ConvertOptions(fix=True)).report
     assert [(f.path, f.line, f.message) for f in report.findings if f.rule_id == "HP1107"] == [
@@ -465,10 +466,10 @@ def test_corpus_warp_shuffle_scan_runs_as_logical_warps_where_its_header_decides
     assert reasons[("include/scan/warp_primitives.cuh", 59)] == (
         "the lane mask `ballot` is used in `*ballot_out = ballot;` (line 63), which --fix cannot widen to 64 bits")
     ported = (tmp_path / "out" / "src" / "compact.hip").read_text()
-    assert "        const unsigned int ballot = hipport_warp32_ballot_sync(kFullMask, keep);\n" in ported
+    assert "        const unsigned int ballot = hipport_warp32_ballot_sync(hipport_wave_lanes(), keep);\n" in ported
     header = (tmp_path / "out" / "include" / "scan" / "warp_primitives.cuh").read_text()
     assert "constexpr int kWarpSize = 32;\n" in header
-    assert "        const int up = hipport_warp32_shfl_up_sync(kFullMask, value, offset);\n" in header
+    assert "        const int up = hipport_warp32_shfl_up_sync(hipport_wave_lanes(), value, offset);\n" in header
 
 
 def test_header_warp_size_constant_is_left_for_the_files_that_include_it(tmp_path):
@@ -1331,3 +1332,110 @@ def test_a_cooperative_groups_tile_keeps_its_function_from_being_widened(tmp_pat
     assert len(skipped) == 1 and skipped[0].startswith(
         "3:17 HP1111 --fix left k as written: it uses a cooperative-groups tile (`thread_block_tile<32>`, line 5), "
         "whose shuffles and thread_rank() stay 32 lanes wide while widened warp numbers would count 64")
+
+
+def test_a_reduction_called_as_a_member_function_is_followed(tmp_path):
+    """w.sum(v) stored per thread: a second hunt's member-function reduction, widened by --fix
+    with no error (63 63 64 64 at width 64 against 31 32 33 31). The call is followed like a free
+    function's: k and Warp::sum run as logical warps together (call_links by member name)."""
+    body = ("struct Warp {\n"
+            "  __device__ int sum(int v) const {\n"
+            "    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);\n"
+            "    return v;\n"
+            "  }\n"
+            "};\n"
+            "__global__ void k(const int* in, int* out) {\n"
+            "  Warp w;\n"
+            "  out[threadIdx.x] = w.sum(in[threadIdx.x]);\n"
+            "}\n")
+    text, findings = port(tmp_path, body, fix=True, name="k.cu")
+    assert "v += hipport_warp32_shfl_xor_sync(hipport_wave_lanes(), v, o);" in text
+    assert [f.split(" --fix ported ")[1].split(" as ")[0] for f in findings if " HP1116 " in f] == ["sum", "k"]
+    assert [f.split(" because ")[1] for f in findings if " HP1116 " in f][1] == (
+        "the warp-collective value `w.sum(in[threadIdx.x])` (line 9) makes the result depend on the warp's width: "
+        "it is stored to memory other than a per-warp __shared__ slot written by the warp's first lane")
+
+
+def test_a_header_reduction_stored_per_thread_by_another_file_is_not_widened(tmp_path):
+    """warp_sum in warp.cuh, stored per thread in a.cu: the tree pass records which header
+    functions return a warp-collective result, so a.cu follows warp_sum's result as its own and
+    both run as logical warps (before: the header's loop widened, 63 at width 64 against 31)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "warp.cuh").write_text(
+        "#pragma once\n__device__ inline int warp_sum(int v) {\n"
+        "  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);\n  return v;\n}\n")
+    (src / "a.cu").write_text("#include \"warp.cuh\"\n"
+                              "__global__ void k(const int* in, int* out) { out[threadIdx.x] = warp_sum(in[threadIdx.x]); }\n")
+    report = convert_tree(src, tmp_path / "out", ConvertOptions(fix=True, jobs=1)).report
+    assert [f"{f.path}:{f.line} {f.rule_id} {f.message.split(' as ')[0]}" for f in report.findings
+            if f.rule_id in ("HP1107", "HP1116", "HP1111")] == [
+        "a.cu:2 HP1116 --fix ported k",
+        "warp.cuh:2 HP1116 --fix ported warp_sum",
+    ]
+    assert "hipport_warp32_shfl_xor_sync(hipport_wave_lanes(), v, o)" in (tmp_path / "out" / "warp.cuh").read_text()
+
+
+def test_a_header_reduction_combined_by_the_first_lane_of_each_warp_is_widened(tmp_path):
+    """The same header with a caller that adds each warp's sum atomically from its first lane:
+    right at any width once widened, so both files are widened (HP1107), as before."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "warp.cuh").write_text(
+        "#pragma once\n__device__ inline int warp_sum(int v) {\n"
+        "  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);\n  return v;\n}\n")
+    (src / "a.cu").write_text("#include \"warp.cuh\"\n"
+                              "__global__ void k(const int* in, int* out) {\n"
+                              "  int lane = threadIdx.x % 32;\n"
+                              "  int s = warp_sum(in[threadIdx.x]);\n"
+                              "  if (lane == 0) atomicAdd(&out[0], s);\n"
+                              "}\n")
+    report = convert_tree(src, tmp_path / "out", ConvertOptions(fix=True, jobs=1)).report
+    assert [f"{f.path}:{f.line} {f.rule_id} {f.message}" for f in report.findings
+            if f.rule_id in ("HP1107", "HP1116", "HP1111")] == [
+        "a.cu:3 HP1107 lane arithmetic: % 32 rewritten to % warpSize (--fix)",
+        "warp.cuh:3 HP1107 the shuffle loop: 16 rewritten to warpSize / 2 (--fix)",
+    ]
+
+
+@pytest.mark.parametrize("index, expected", [
+    ("threadIdx.x / 32", "lanes of a warp combine into its slot by atomicAdd (line 6)"),
+    ("threadIdx.x % 32", "threads of the same lane combine into its slot by atomicAdd (line 6)"),
+])
+def test_a_shared_counter_per_warp_or_lane_filled_atomically_is_not_widened(tmp_path, index, expected):
+    """cnt[threadIdx.x / 32] (or cnt[threadIdx.x % 32]) filled by atomicAdd from every thread:
+    widened, a slot gathers a 64-lane wavefront's threads (a second hunt: 63 against 31). The
+    unit is not widened; the plain code is right at both widths."""
+    body = ("__global__ void k(const int* in, int* out) {\n"
+            "  __shared__ int cnt[32];\n"
+            f"  int slot = {index};\n"
+            "  cnt[slot] = 0;\n"
+            "  __syncthreads();\n"
+            "  atomicAdd(&cnt[slot], in[threadIdx.x]);\n"
+            "  __syncthreads();\n"
+            "  out[threadIdx.x] = cnt[slot];\n"
+            "}\n")
+    text, findings = port(tmp_path, body, fix=True, name="k.cu")
+    assert f"int slot = {index};" in text
+    reasons = [f.split(" because ")[1] for f in findings if " HP1116 " in f]
+    assert len(reasons) == 1 and reasons[0].startswith("the ")
+    assert f": {expected}: a slot per 64-lane wavefront (or per lane 0-63) gathers other threads than one per " \
+           "32-lane warp" in reasons[0]
+
+
+def test_a_warp_count_stored_as_a_value_is_not_widened(tmp_path):
+    """out[32] = blockDim.x / 32: --fix would store the wavefront count (2 for 128 threads at width
+    64, where CUDA stores 4). A warp count is followed like a warp number: comparisons and
+    locals keep it, a store does not."""
+    body = ("__global__ void k(const int* in, int* out) {\n"
+            "  int lane = threadIdx.x % 32;\n"
+            "  int v = in[threadIdx.x];\n"
+            "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);\n"
+            "  if (lane == 0) atomicAdd(&out[0], v);\n"
+            "  if (threadIdx.x == 0) out[32] = blockDim.x / 32;\n"
+            "}\n")
+    text, findings = port(tmp_path, body, fix=True, name="k.cu")
+    assert "out[32] = blockDim.x / 32;" in text
+    assert [f.split(" because ")[1] for f in findings if " HP1116 " in f] == [
+        "the warp count `blockDim.x / 32` in `out[32] = blockDim.x / 32;` (line 6) keeps a 32-lane meaning: it is "
+        "stored to memory, whose readers keep its 32-lane meaning"]

@@ -320,3 +320,54 @@ def test_partial_wavefront_unfixed_at_width_64_miscounts(ports):
     assert result.returncode == 1 and result.stdout.endswith("Test FAILED\n")
     assert result.stdout.splitlines()[4] == ("block of 96 threads, block 0: sum -5 (expected -5), "
                                              "positive 42 (expected 43)")
+
+
+_CONSTANT_MASK_PROGRAM = """#include <cstdio>
+#include <cuda_runtime.h>
+constexpr unsigned kFullMask = 0xffffffff;
+__global__ void k(const int* in, int* out)
+{
+    int v = in[threadIdx.x];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(kFullMask, v, o);
+    if (threadIdx.x % 32 == 0) atomicAdd(&out[0], v);
+}
+int main()
+{
+    int h[96], *d_in, *d_out;
+    for (int i = 0; i < 96; ++i) h[i] = i % 3 - (i == 70 ? 5 : 0);
+    cudaMalloc(&d_in, sizeof h); cudaMalloc(&d_out, sizeof h);
+    cudaMemcpy(d_in, h, sizeof h, cudaMemcpyHostToDevice);
+    cudaMemset(d_out, 0, sizeof h);
+    k<<<1, 96>>>(d_in, d_out);
+    cudaMemcpy(h, d_out, sizeof h, cudaMemcpyDeviceToHost);
+    printf("sum %d\\n", h[0]);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("wave", [64, 32])
+def test_a_file_scope_constant_full_mask_in_a_partial_wavefront(wave, tmp_path):
+    """constexpr unsigned kFullMask = 0xffffffff, passed to a shuffle in a block of 96 threads:
+    --fix widens the constant (a constant expression cannot call hipport_wave_lanes()) and passes
+    hipport_wave_lanes() at the call, so the last wavefront of 32 lanes at width 64 names only
+    its lanes: the sum (96 - 5) at both widths, with HIP's mask check on (no NDEBUG). Passing the
+    widened constant, as --fix did before, names 64 lanes there and traps at width 64."""
+    source = tmp_path / "src" / "k.cu"
+    source.parent.mkdir()
+    source.write_text(_CONSTANT_MASK_PROGRAM)
+    convert_tree(source.parent, tmp_path / "fix", ConvertOptions(fix=True))
+    fixed = tmp_path / "fix" / "k.hip"
+    text = fixed.read_text()
+    assert "constexpr unsigned long long kFullMask = 0xffffffffffffffffULL;\n" in text
+    assert "v += __shfl_down_sync(hipport_wave_lanes(), v, o);" in text
+    result = run(fixed, wave)
+    assert (result.returncode, result.stdout) == (0, "sum 91\n")
+    old = tmp_path / "old.hip"
+    old.write_text(text.replace("__shfl_down_sync(hipport_wave_lanes(), v, o)", "__shfl_down_sync(kFullMask, v, o)"))
+    result = run(old, wave)
+    if wave == 64:
+        assert result.returncode == 134 and "mask 0xffffffffffffffff but the lanes calling it with that mask are " \
+            "0xffffffff" in result.stderr
+    else:
+        assert (result.returncode, result.stdout) == (0, "sum 91\n")
