@@ -17,11 +17,13 @@ nvcc 12.4 and g++-12 of ``hipport.toolchain``, ``-DHIPPORT_OFFLOAD_ARCHS=90``). 
 is copied to ``OUT/bin/<project>-<variant>`` (``-<executable>`` appended when a build makes an
 executable not named after its project) and checked with ``ldd``: a binary that needs a shared
 library other than the C/C++ system libraries and libcudart is not copied (the GPU machine has
-nothing but the driver), and ``OUT/left-out.txt`` says which and why. So are the builds a project
-does not have (blas_rand links hipBLAS/hipRAND, whose NVIDIA backends the toolchain lacks, so it
-has no ``compat-hipnv``; its other builds link the shared cuBLAS 12 and cuRAND 10, which the
-toolchain has only as link stubs). The programs take no arguments and read no files
-(``scripts/gpu_run.py`` runs them the same way).
+nothing but the driver), and ``OUT/left-out.txt`` says which and why. A project built with CMake
+whose binaries need such a library (blas_rand: the
+shared cuBLAS 12 and cuRAND 10, which the toolchain has only as link stubs) is instead rebuilt on
+the GPU machine by ``run.sh``, each variant with its own CMake build and that machine's CUDA (its
+nvcc version is printed): its sources (the project, its compat tree) and HIP's NVIDIA headers
+(``OUT/hip-include``) are copied into OUT, which travels to the GPU machine whole. The programs
+take no arguments and read no files (``scripts/gpu_run.py`` runs them the same way).
 
     python scripts/compat_gpu_run.py build --out build/compat-gpu   # here (--fix: --compat --fix)
     bash build/compat-gpu/run.sh > device.log 2>&1                    # on the GPU machine
@@ -57,11 +59,9 @@ from corpus_projects import build_commands, projects  # noqa: E402
 
 VARIANTS = ("cuda-original", "compat-cuda", "compat-hipnv")
 ROUNDS = 3
-#: Builds a project does not have, with the reason (written to left-out.txt and shown by ``table``).
-NO_BUILD = {
-    ("blas_rand", "compat-hipnv"): "links hipBLAS and hipRAND, whose NVIDIA backends the toolchain lacks "
-                                   "(tests/test_compat_projects.py)",
-}
+#: CMake options of each variant's rebuild on the GPU machine (``$HERE``: the folder of run.sh).
+DEVICE_FLAGS = {"cuda-original": [], "compat-cuda": ["-DHIPPORT_COMPAT_CUDA=ON"],
+                "compat-hipnv": ["-DHIPPORT_PLATFORM=nvidia", "-DHIPPORT_HIP_NVIDIA_INCLUDE=$HERE/hip-include"]}
 #: Shared libraries a binary may need on the GPU machine: the C/C++ runtime of the system and
 #: the CUDA runtime (the driver's libcuda is loaded by cudart at run time, not linked).
 SYSTEM_LIBS = re.compile(r"^(linux-vdso\.so|/lib64/ld-linux-x86-64\.so|libc\.so|libm\.so|libdl\.so|libpthread\.so|"
@@ -120,21 +120,21 @@ def foreign_libraries(ldd_lines: list[str]) -> list[str]:
 def variant_builds(project: Path, compat: Path, build_root: Path, toolchain: Toolchain,
                    jobs: int) -> dict[str, tuple[Path, list[list[str]]]]:
     """``{variant: (build folder, commands)}`` of the three builds of ``project`` (compat tree
-    ``compat``), leaving out those of :data:`NO_BUILD`."""
+    ``compat``)."""
     nvidia = [f"-DCMAKE_CUDA_COMPILER={toolchain.nvcc}", f"-DCMAKE_CUDA_HOST_COMPILER={toolchain.ccbin}",
               "-DHIPPORT_OFFLOAD_ARCHS=90", "-DCMAKE_CUDA_ARCHITECTURES=90"]
     cmake = str(toolchain.cmake or "cmake")
     builds = {}
     original = (build_root / "cuda-original").resolve()
     builds["cuda-original"] = (original, build_commands(project, original, toolchain, jobs))
-    for variant, flags in (("compat-cuda", ["-DHIPPORT_COMPAT_CUDA=ON"]),
+    for variant, flags in (("compat-cuda", DEVICE_FLAGS["compat-cuda"]),
                            ("compat-hipnv", ["-DHIPPORT_PLATFORM=nvidia",
                                              f"-DHIPPORT_HIP_NVIDIA_INCLUDE={toolchain.hip_nvidia_include}"])):
         folder = (build_root / variant).resolve()
         builds[variant] = (folder, [[cmake, "-S", str(compat), "-B", str(folder), "-DCMAKE_BUILD_TYPE=Release",
                                      *flags, *nvidia],
                                     [cmake, "--build", str(folder), "--parallel", str(jobs)]])
-    return {v: b for v, b in builds.items() if (project.name, v) not in NO_BUILD}
+    return builds
 
 
 def _binary_name(project: str, variant: str, executable: str) -> str:
@@ -151,8 +151,9 @@ def build(out: Path, jobs: int, only: list[str] | None = None, fix: bool = False
     shutil.rmtree(bin_dir, ignore_errors=True)
     bin_dir.mkdir(parents=True)
     log: list[str] = []
-    left_out = [f"{p} {v}: {why}" for (p, v), why in sorted(NO_BUILD.items())]
+    left_out: list[str] = []
     binaries, described = [], []
+    rebuilds: list[tuple[str, str, str, list[str]]] = []
     for project in projects():
         name = project.name
         if only and name not in only:
@@ -179,12 +180,21 @@ def build(out: Path, jobs: int, only: list[str] | None = None, fix: bool = False
                                  + "".join(f"  ldd: {line}\n" for line in ldd)
                                  + "".join(f"  cuobjdump: {line.strip()}\n" for line in elf if line.strip()))
                 foreign = foreign_libraries(ldd)
-                if foreign:
+                if foreign and not (project / "CMakeLists.txt").is_file():
                     left_out.append(f"{name} {variant}: {binary} needs {', '.join(foreign)}, which the GPU machine "
                                     "(driver only) lacks and the toolchain has only as link stubs")
                     continue
-                shutil.copy2(executable, bin_dir / binary)
                 binaries.append(binary)
+                if not foreign:
+                    shutil.copy2(executable, bin_dir / binary)
+                    continue
+                source = compat if variant != "cuda-original" else out / "device-src" / name
+                if variant == "cuda-original":
+                    shutil.rmtree(source, ignore_errors=True)
+                    shutil.copytree(project, source)
+                rebuilds.append((binary, source.relative_to(out).as_posix(),
+                                 executable.relative_to(folder).as_posix(), DEVICE_FLAGS[variant]))
+                print(f"[{name}] {binary} needs {', '.join(foreign)}: rebuilt on the GPU machine by run.sh")
     (out / "build-commands.txt").write_text("\n".join(log) + "\n")
     (out / "binaries.txt").write_text("".join(described))
     (out / "left-out.txt").write_text("".join(f"{line}\n" for line in left_out))
@@ -192,25 +202,54 @@ def build(out: Path, jobs: int, only: list[str] | None = None, fix: bool = False
     (out / "build-info.txt").write_text(f"hipport {commit}\ncuda {toolchain.cuda_version}\n"
                                         f"hip (NVIDIA headers) {toolchain.hip_nvidia_version}\nhost {toolchain.ccbin}\n")
     run_sh = out / "run.sh"
-    run_sh.write_text(run_script(binaries))
+    if rebuilds:
+        shutil.rmtree(out / "hip-include", ignore_errors=True)
+        shutil.copytree(toolchain.hip_nvidia_include / "hip", out / "hip-include" / "hip")
+    run_sh.write_text(run_script(binaries, rebuilds=rebuilds))
     run_sh.chmod(0o755)
-    total = sum((bin_dir / b).stat().st_size for b in binaries)
+    total = sum((bin_dir / b).stat().st_size for b in binaries if (bin_dir / b).exists())
     print(f"wrote {run_sh} and {len(binaries)} binaries in {bin_dir} ({total / 2**20:.1f} MiB)")
     if left_out:
         print("left out:\n" + "\n".join(left_out))
 
 
-def run_script(binaries: list[str], rounds: int = ROUNDS) -> str:
-    """The bash script that runs every binary of ``bin/`` ``rounds`` times (from any folder)."""
+def run_script(binaries: list[str], rounds: int = ROUNDS,
+               rebuilds: list[tuple[str, str, str, list[str]]] = ()) -> str:
+    """The bash script that runs every binary of ``bin/`` ``rounds`` times (from any folder).
+
+    ``rebuilds``: ``(binary, source folder relative to OUT, executable path in its build folder,
+    CMake options)`` of the binaries built first on the GPU machine, with its CMake and nvcc, into
+    ``bin/`` (a failed build prints ``REBUILD FAILED <binary>`` and its log's tail)."""
     lines = [
         "#!/usr/bin/env bash",
         "# Written by scripts/compat_gpu_run.py: runs every binary of bin/ "
-        f"{rounds} times; needs nothing but the NVIDIA driver.",
+        f"{rounds} times; needs nothing but the NVIDIA driver"
+        + (", and CMake and the CUDA toolkit for the binaries it builds first." if rebuilds else "."),
         "set -u",
-        'cd "$(dirname "$0")/bin"',
+        'HERE="$(cd "$(dirname "$0")" && pwd)"',
+        'cd "$HERE/bin"',
         "nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | sed 's/^/GPU: /'",
         "status=0",
     ]
+    if rebuilds:
+        lines += [
+            'NVCC="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"',
+            "device_build() {  # binary, source folder, executable in the build folder, CMake options",
+            '  local binary="$1" src="$HERE/$2" exe="$3" dir="/tmp/compat-gpu-device/$1"; shift 3',
+            '  echo "=== rebuild $binary here with $("$NVCC" --version | tail -n 1)"',
+            '  rm -rf "$dir"; mkdir -p "$dir"',
+            '  if cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$NVCC" '
+            '-DCMAKE_CUDA_ARCHITECTURES=90 -DHIPPORT_OFFLOAD_ARCHS=90 "$@" >"$dir.log" 2>&1 '
+            '&& cmake --build "$dir" -j 8 >>"$dir.log" 2>&1 && cp "$dir/$exe" "$HERE/bin/$binary"; then',
+            '    ldd "$HERE/bin/$binary" | grep -E "cublas|curand|hip" | sed "s/^/  ldd: /"',
+            "  else",
+            '    echo "REBUILD FAILED $binary"; tail -n 40 "$dir.log"; status=1',
+            "  fi",
+            "}",
+        ]
+        for binary, source, executable, flags in rebuilds:
+            lines.append(f"device_build {binary} {source} {executable} "
+                         + " ".join(f'"{flag}"' for flag in flags))
     for round_number in range(1, rounds + 1):
         for binary in binaries:
             lines += [f'echo "=== {binary} round {round_number}"',
@@ -223,7 +262,8 @@ def run_script(binaries: list[str], rounds: int = ROUNDS) -> str:
 
 def table(log: Path) -> str:
     """A Markdown table of a run.sh log: one row per project and executable, with the exit codes
-    of every variant (``-`` for a variant that did not run), the last line the compat-cuda build
+    of every variant (``-`` for a variant that did not run, such as a binary whose rebuild on the
+    GPU machine failed: ``timeout`` exits 127 for it), the last line the compat-cuda build
     printed (else the original's), and whether every round of every variant printed the lines of
     the original's first round, and every round of the original the same lines, except lines that
     report a measured time (``kernel_median_ms ...``, ``... 1.234 ms``).
@@ -237,7 +277,11 @@ def table(log: Path) -> str:
             current = (b["project"], b["exe"] or b["project"], b["variant"])
             outputs[current].append([])
         elif (m := _EXIT.match(line)) and (b := _BINARY.match(m[1])):
-            exits[(b["project"], b["exe"] or b["project"], b["variant"])].append(int(m[2]))
+            key = (b["project"], b["exe"] or b["project"], b["variant"])
+            if int(m[2]) == 127:  # timeout's "failed to run command": a binary not built (REBUILD FAILED)
+                outputs[key].pop()
+            else:
+                exits[key].append(int(m[2]))
             current = None
         elif current is not None:
             if line.strip():
@@ -248,6 +292,9 @@ def table(log: Path) -> str:
             "| --- | --- | --- | --- | --- |"]
     for project, exe in sorted({key[:2] for key in outputs}):
         keys = [(project, exe, v) for v in VARIANTS]
+        for k in keys:
+            if k in outputs and not outputs[k]:
+                del outputs[k]
         codes = " / ".join(" ".join(map(str, exits[k])) if exits.get(k) else "-" for k in keys)
         reference = outputs.get(keys[0])
         ran = [k for k in keys if outputs.get(k)]

@@ -16,7 +16,8 @@ spec.loader.exec_module(compat_gpu_run)
 def test_run_script_runs_each_binary_three_times_between_markers():
     script = compat_gpu_run.run_script(["p-cuda-original", "p-compat-cuda"])
     lines = script.splitlines()
-    assert lines[3] == 'cd "$(dirname "$0")/bin"'
+    assert lines[3:5] == ['HERE="$(cd "$(dirname "$0")" && pwd)"', 'cd "$HERE/bin"']
+    assert not any(line.startswith("device_build") for line in lines)
     assert [line for line in lines if line.startswith('echo "===')] == [
         f'echo "=== p-{variant} round {r}"' if kind == "round" else f'echo "=== exit p-{variant} $rc"'
         for r in (1, 2, 3) for variant in ("cuda-original", "compat-cuda") for kind in ("round", "exit")]
@@ -48,3 +49,31 @@ def test_table_compares_every_variant_with_the_original(tmp_path):
         "| a | a | 0 0 0 / 0 0 0 / 0 0 0 | `Test PASSED` | yes |",
         "| b | tool | 0 0 0 / 0 0 1 / - | `Test FAILED` | NO (compat-hipnv not run) |",
     ]
+
+
+def test_run_script_rebuilds_binaries_that_need_libraries_on_the_gpu_machine_first():
+    """A binary needing a library the GPU machine lacks (blas_rand's cuBLAS 12) is built there
+    first, with that machine's CMake and nvcc, from the source folder copied into OUT."""
+    script = compat_gpu_run.run_script(
+        ["p-cuda-original", "p-compat-hipnv"],
+        rebuilds=[("p-compat-hipnv", "compat/p", "p", compat_gpu_run.DEVICE_FLAGS["compat-hipnv"])])
+    lines = script.splitlines()
+    builds = [line for line in lines if line.startswith("device_build ")]
+    assert builds == ['device_build p-compat-hipnv compat/p p "-DHIPPORT_PLATFORM=nvidia" '
+                      '"-DHIPPORT_HIP_NVIDIA_INCLUDE=$HERE/hip-include"']
+    assert lines.index(builds[0]) < lines.index('echo "=== p-cuda-original round 1"')
+    assert '    echo "REBUILD FAILED $binary"; tail -n 40 "$dir.log"; status=1' in lines
+
+
+def test_table_leaves_out_a_binary_whose_rebuild_failed(tmp_path):
+    """timeout exits 127 for a binary that is not there: that variant did not run."""
+    log = tmp_path / "device.log"
+    runs = ["=== rebuild c-compat-hipnv here with Build cuda_13.0\nREBUILD FAILED c-compat-hipnv\nerror: x\n"]
+    for r in (1, 2):
+        for variant in ("cuda-original", "compat-cuda"):
+            runs.append(f"=== c-{variant} round {r}\nsum 3\nTest PASSED\n=== exit c-{variant} 0\n")
+        runs.append(f"=== c-compat-hipnv round {r}\ntimeout: failed to run command './c-compat-hipnv': "
+                    f"No such file or directory\n=== exit c-compat-hipnv 127\n")
+    log.write_text("".join(runs))
+    assert compat_gpu_run.table(log).splitlines()[2:] == [
+        "| c | c | 0 0 / 0 0 / - | `Test PASSED` | yes (compat-hipnv not run) |"]

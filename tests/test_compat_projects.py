@@ -16,9 +16,9 @@ HP1102/HP1112 for 32-bit warp masks). With ``--compat --fix``, warp_shuffle_scan
 the edits of ``convert --fix`` that stay CUDA (its units run as 32-lane logical warps, HP1116:
 helpers that are CUDA's own intrinsics under nvcc) and build all three ways too. Every build is Release, as the projects' own builds
 (scripts/corpus_projects.py); at -O0, clang 19 stops on stream_pipeline's __syncthreads_count
-for gfx1100 ("wavefront shifts are not supported on GFX10+", a backend limit). blas_rand links
-hipBLAS and hipRAND, whose NVIDIA backends the toolchain lacks (tests/test_corpus_projects_port.py),
-so it is not built as HIP on NVIDIA.
+for gfx1100 ("wavefront shifts are not supported on GFX10+", a backend limit). On NVIDIA the
+sources keep their CUDA library names, so blas_rand links cuBLAS and cuRAND in its plain CUDA and
+its HIP-on-NVIDIA builds alike (no NVIDIA build of hipBLAS or hipRAND, which the toolchain lacks).
 """
 
 from __future__ import annotations
@@ -55,7 +55,6 @@ NEEDS_EDITS = {
         "src/histogram.cu:46:25 HP1112 __popc"],
 }
 AMD_BUILDS = [n for n in NAMES if n not in NEEDS_EDITS]
-NVIDIA_HIP_BUILDS = [n for n in NAMES if n != "blas_rand"]
 AMD_CODE_OBJECTS = ["hipv4-amdgcn-amd-amdhsa--gfx1100", "hipv4-amdgcn-amd-amdhsa--gfx90a"]
 
 EXPECTED_CONSTANT_FILTER_CMAKE = """\
@@ -212,6 +211,21 @@ def _check_hip_nvidia_build(toolchain, out, name, build):
                 if c["file"].endswith(".cu")]
     assert commands and all("__HIP_PLATFORM_NVIDIA__" in c and "hipport_compat.h" in c for c in commands)
     assert (build / name).is_file()
+    return build
+
+
+def test_blas_rand_on_nvidia_links_cublas_and_curand_in_both_builds(toolchain, compat_projects, tmp_path):
+    """The HIP library targets of blas_rand's migrated build (roc::hipblas, hip::hiprand) stand
+    for CUDA::cublas and CUDA::curand on NVIDIA, with HIP's NVIDIA headers as in plain CUDA: the
+    executable needs libcublas and libcurand and no HIP library."""
+    builds = {"hip-nvidia": _check_hip_nvidia_build(toolchain, compat_projects["blas_rand"], "blas_rand",
+                                                    tmp_path / "hip-nvidia")}
+    _check_plain_cuda_build(toolchain, compat_projects["blas_rand"], "blas_rand", tmp_path / "cuda")
+    builds["cuda"] = tmp_path / "cuda"
+    for kind, build in builds.items():
+        needed = subprocess.run(["readelf", "-d", str(build / "blas_rand")], capture_output=True, text=True).stdout
+        libraries = sorted(re.findall(r"Shared library: \[(lib(?:cublas|curand|hip|roc)\w*)\.so", needed))
+        assert libraries == ["libcublas", "libcurand"], (kind, needed)
 
 
 @pytest.mark.parametrize("name", AMD_BUILDS)
@@ -225,7 +239,7 @@ def test_compat_project_builds_as_plain_cuda_for_sm90(toolchain, compat_projects
     _check_plain_cuda_build(toolchain, compat_projects[name], name, tmp_path / "build")
 
 
-@pytest.mark.parametrize("name", NVIDIA_HIP_BUILDS)
+@pytest.mark.parametrize("name", NAMES)
 def test_compat_project_builds_with_hip_on_nvidia(toolchain, compat_projects, name, tmp_path):
     _check_hip_nvidia_build(toolchain, compat_projects[name], name, tmp_path / "build")
 
