@@ -182,7 +182,8 @@ def warp_digest(tree) -> str:
                         canonical({path: sorted(homes) for path, homes in tree.compiled_with.items()}), blocked,
                         sorted(list(key) for key in tree.logical), logical_blocked, canonical(tree.host_reads),
                         canonical(tree.foreign_helpers),
-                        sorted([name, home, kind] for (name, home), kind in tree.collectives.items())])
+                        sorted([name, home, kind] for (name, home), kind in tree.collectives.items()),
+                        canonical({path: sorted(map(list, found)) for path, found in tree.two_dimensional_launches.items()})])
 
 
 #: The types of :func:`finding_row`'s fields, and of an unknown-name use's (:meth:`Record.store`).

@@ -1127,7 +1127,10 @@ class _Scan:
 
     def second_dimension(self) -> str | None:
         """Where the file's code first uses a second or third block dimension (``threadIdx.y``,
-        ``blockDim.z``, ...): ``"threadIdx.y at line 7"``, or None for one-dimensional code; cached."""
+        ``blockDim.z``, ...): ``"threadIdx.y at line 7"``; else a launch, in this file or another
+        of its program (:attr:`WarpTree.two_dimensional_launches`), of a kernel this file defines
+        with a block of two or three dimensions (``"main.cu:12 launches k with a block dim3
+        block(32, 4)"``); None for one-dimensional code; cached."""
         if not hasattr(self, "_second_dimension"):
             self._second_dimension = None
             for match in re.finditer(rb"\b(threadIdx|blockDim)\s*\.\s*[yz]\b", self.ctx.source):
@@ -1136,6 +1139,16 @@ class _Scan:
                     line = self.ctx.source.count(b"\n", 0, match.start()) + 1
                     self._second_dimension = f"{''.join(match.group(0).decode().split())} at line {line}"
                     break
+            if self._second_dimension is None and b"__global__" in self.ctx.source:
+                launches = two_dimensional_launches(self.ctx.path, self.ctx.source, self.ctx.root) \
+                    if b"<<<" in self.ctx.source else []
+                if self.tree is not None:
+                    launches += self.tree.two_dimensional_launches.get(self.ctx.path, [])
+                for name, where in launches:
+                    if re.search(rb"__global__[^;{}]*\b" + re.escape(name.encode()) + rb"\s*(?:<[^;{}]*>\s*)?\(",
+                                 self.ctx.source):
+                        self._second_dimension = where
+                        break
         return self._second_dimension
 
     def shuffle_loops(self) -> None:
@@ -2319,6 +2332,10 @@ class WarpTree:
         foreign_helpers: file -> ``"path:line defines hipport_warp32_..."`` for each definition
             of a logical-warp helper's name by the code itself in a file compiled with it
             (:func:`hipport.warp32.foreign_helper_definitions`): logical warps are declined there.
+        two_dimensional_launches: file -> ``(kernel, "path:line launches kernel with a block
+            dim3(32, 8)")`` for the launches with a block of two or three dimensions in the
+            other files of its program (:func:`_two_dimensional_launches_by_file`): a file
+            defining such a kernel does not widen its ``threadIdx.x`` lane arithmetic.
         collectives: (device function, its header) -> the kind of whole-warp result it returns
             ('sum', 'max', 'mask', ...; None for another warp-collective result), for each shared
             function returning one (:func:`hipport.lane_flow.returned_collectives`): the files
@@ -2336,6 +2353,7 @@ class WarpTree:
     host_reads: dict[str, list[str]] = field(default_factory=dict)
     foreign_helpers: dict[str, list[str]] = field(default_factory=dict)
     collectives: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    two_dimensional_launches: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def sees(self, path: str, home: str) -> bool:
         """File ``path`` is compiled with header ``home`` (or is it)."""
@@ -2411,6 +2429,103 @@ def _project_of(path: str, build_dirs: frozenset[str]) -> str:
     return folder
 
 
+def _top_level_arguments(text: str) -> list[str] | None:
+    """The comma-separated arguments of ``text``, which starts at ``(`` or ``{`` (``(32, n / 2)``
+    -> ``["32", "n / 2"]``), or None when its bracket does not close."""
+    depth, parts, start = 0, [], 1
+    for index, char in enumerate(text):
+        if char in "({[":
+            depth += 1
+        elif char in ")}]":
+            depth -= 1
+            if depth == 0:
+                parts.append(text[start:index].strip())
+                return parts
+        elif char == "," and depth == 1:
+            parts.append(text[start:index].strip())
+            start = index + 1
+    return None
+
+
+def _more_than_one_dimension(arguments: list[str] | None) -> bool:
+    """``dim3`` constructor ``arguments`` give a second or third extent other than 1."""
+    return arguments is not None and any(a not in ("1", "1u", "1U") for a in arguments[1:])
+
+
+def _block_with_rows(block: str, scope: str) -> str | None:
+    """The block argument ``block`` of a kernel launch (its text), when it has a second or third
+    dimension: ``dim3(32, 4)`` or ``{32, 4}`` written out, or a name that ``scope`` (the launching
+    function's text) declares as ``dim3 name(32, 4)`` / ``dim3 name = dim3(32, 4)`` / ``{32, 4}``
+    or sets ``name.y`` of (to anything but 1). Returns how the block is written, or None (one
+    dimension, or not known here: a parameter, a function's result)."""
+    text = " ".join(block.split())
+    written = re.match(r"(?:dim3\s*)?(?=[({])", text)
+    if written is not None and not re.match(r"\w", text[written.end():written.end() + 1] or "x"):
+        return text if _more_than_one_dimension(_top_level_arguments(text[written.end():])) else None
+    if not re.fullmatch(r"[A-Za-z_]\w*", text):
+        return None
+    name = re.escape(text)
+    for match in re.finditer(rf"\bdim3\s+{name}\s*(?:=\s*(?:dim3\s*)?)?(?=[({{])|\b{name}\s*=\s*dim3\s*(?=[({{])", scope):
+        arguments = _top_level_arguments(scope[match.end():])
+        if _more_than_one_dimension(arguments):
+            return f"dim3 {text}({', '.join(arguments)})"
+    setter = re.search(rf"\b{name}\s*\.\s*[yz]\s*=(?!=)\s*(?!1u?\s*;)[^;]*;", scope)
+    return " ".join(setter.group(0).split()) if setter else None
+
+
+def two_dimensional_launches(path: str, source: bytes, root: tree_sitter.Node) -> list[tuple[str, str]]:
+    """The kernel launches of one file whose block has a second or third dimension
+    (``k<<<g, dim3(32, 8)>>>``, or a ``dim3 block(32, 8)`` of the launching function):
+    ``(kernel name, "path:line launches k with a block dim3(32, 8)")`` each. On such a block a
+    64-lane wavefront holds several rows where ``blockDim.x`` is under 64, so ``threadIdx.x % 32``
+    is the lane only at width 32 (CUDA Programming Guide, "Thread Hierarchy": a warp is 32
+    threads of consecutive linear thread index ``x + y * Dx``)."""
+    found: list[tuple[str, str]] = []
+    for match in re.finditer(rb"<<<", source):
+        token = root.descendant_for_byte_range(match.start(), match.end())
+        config = token.parent if token is not None else None
+        if config is None or config.type != "kernel_call_syntax" or config.parent is None:
+            continue
+        arguments = [child for child in config.named_children if child.type != "comment"]
+        callee = config.parent.child_by_field_name("function") or config.parent.named_children[0]
+        if len(arguments) < 2 or callee is None or callee.id == config.id:
+            continue
+        scope = config
+        while scope.parent is not None and scope.type != "function_definition":
+            scope = scope.parent
+        scope_text = source[scope.start_byte:config.start_byte].decode("utf-8", "replace")
+        block = _block_with_rows(arguments[1].text.decode("utf-8", "replace"), scope_text)
+        if block is not None:
+            name = re.sub(r"<.*", "", callee.text.decode("utf-8", "replace")).split("::")[-1].strip()
+            found.append((name, f"{path}:{config.start_point[0] + 1} launches {name} with a block {block}"))
+    return found
+
+
+def _two_dimensional_launches_by_file(sources: list[tuple[str, bytes]], parser, build_dirs: frozenset[str] | None,
+                                      reach: dict[str, set[str]]) -> dict[str, list[tuple[str, str]]]:
+    """For each file of the tree, the two-dimensional launches (:func:`two_dimensional_launches`)
+    of the files of its program (as :func:`_host_reads_by_file` counts a program) and of the
+    files it includes or that include it: a kernel defined there and launched so does not get
+    its ``threadIdx.x`` lane arithmetic widened."""
+    launches = {path: found for path, source in sources if b"<<<" in source
+                and (found := two_dimensional_launches(path, source, parser.parse(source).root_node))}
+    if not launches:
+        return {}
+    dirs = build_dirs if build_dirs is not None else frozenset()
+    result: dict[str, list[tuple[str, str]]] = {}
+    for path, source in sources:
+        if b"__global__" not in source:
+            continue
+        project = _project_of(path, dirs)
+        counted = [launch for launcher, found in launches.items()
+                   if launcher != path and (_project_of(launcher, dirs) == project or launcher in reach.get(path, ())
+                                            or path in reach.get(launcher, ()))
+                   for launch in found]
+        if counted:
+            result[path] = counted
+    return result
+
+
 def _host_reads_by_file(sources: list[tuple[str, bytes]], parser, build_dirs: frozenset[str] | None,
                         reach: dict[str, set[str]] | None = None) -> dict[str, list[str]]:
     """For each file of the tree, the reads of the device's warp size (``path:line``) that may
@@ -2464,6 +2579,7 @@ def warp_tree(sources, parser, masks: MaskNames | None = None,
     files = TreeSources(dict(sources))
     reach = reached_files(dict(sources))
     host_reads = _host_reads_by_file(sources, parser, build_dirs, reach)
+    rows = _two_dimensional_launches_by_file(sources, parser, build_dirs, reach)
     constants: dict[str, list[tuple[str, str]]] = {}
     functions: dict[str, list[str]] = {}
     bodies: dict[tuple[str, str], list[bytes]] = {}  # (device function, its header) -> its definitions' text
@@ -2517,13 +2633,18 @@ def warp_tree(sources, parser, masks: MaskNames | None = None,
     functions = {name: kept for name, homes in functions.items() if (kept := [home for home in homes if users(name, home)])}
     if not constants and not functions:
         # no name is shared; a read of the device's warp size still declines logical warps everywhere
-        return WarpTree({}, {}, host_reads=host_reads, foreign_helpers=foreign) if host_reads or foreign else None
+        if not (host_reads or foreign or rows):
+            return None
+        # blocked stays None (collected) where reads or helpers decline logical warps, as before;
+        # launches alone change nothing else (a file calling another file's kernel stays unreported)
+        return WarpTree({}, {}, blocked=None if host_reads or foreign else {}, host_reads=host_reads,
+                        foreign_helpers=foreign, two_dimensional_launches=rows)
     names = sorted({n.encode() for n in (*constants, *functions)})
     using = [path for path, source in sources if any(n in source for n in names)]
     homes = {home for entries in constants.values() for _what, home in entries} | \
         {home for entries in functions.values() for home in entries}
     tree = WarpTree(constants, functions, {path: frozenset(together.get(path, ())) & homes for path in using},
-                    host_reads=host_reads, foreign_helpers=foreign)
+                    host_reads=host_reads, foreign_helpers=foreign, two_dimensional_launches=rows)
     by_path = dict(sources)
     tree.collectives = _header_collectives(tree, by_path, parsed, files, masks)
     every_key = frozenset([*(("tree", "constant", n, home) for n, entries in constants.items() for _w, home in entries),

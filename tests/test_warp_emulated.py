@@ -371,3 +371,59 @@ def test_a_file_scope_constant_full_mask_in_a_partial_wavefront(wave, tmp_path):
             "0xffffffff" in result.stderr
     else:
         assert (result.returncode, result.stdout) == (0, "sum 91\n")
+
+
+_ROW_KERNEL = """\
+__global__ void lanes(const int* in, int* out)
+{
+    int lane = threadIdx.x % 32;
+    int v = in[blockIdx.x * 32 + threadIdx.x];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+    if (lane == 0) atomicAdd(out + blockIdx.x, v);
+}
+"""
+_ROW_MAIN = """\
+int main()
+{
+    static int h_in[256], h_out[8];
+    for (int i = 0; i < 256; ++i) h_in[i] = (i * 37 + 11) % 21 - 8;
+    int *d_in, *d_out;
+    cudaMalloc(&d_in, sizeof(h_in));
+    cudaMalloc(&d_out, sizeof(h_out));
+    cudaMemcpy(d_in, h_in, sizeof(h_in), cudaMemcpyHostToDevice);
+    cudaMemset(d_out, 0, sizeof(h_out));
+    dim3 block(32, 4);
+    lanes<<<8, block>>>(d_in, d_out);
+    cudaMemcpy(h_out, d_out, sizeof(h_out), cudaMemcpyDeviceToHost);
+    for (int i = 0; i < 8; ++i) printf("%d ", h_out[i]);
+    printf("\\n");
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("layout", ["same file", "launched from another file"])
+@pytest.mark.parametrize("wave", [64, 32])
+def test_a_kernel_launched_with_a_two_dimensional_block_keeps_its_lanes(layout, wave, tmp_path):
+    """A kernel whose file never names threadIdx.y, launched with dim3 block(32, 4): each row of
+    32 threads is a warp at width 32 (4 rows sum each block's 32 inputs), while a 64-lane
+    wavefront holds two rows, so threadIdx.x % warpSize is not its lane. --fix runs the kernel as
+    32-lane logical warps (HP1116) instead of widening it: the CUDA sums at both widths. Before,
+    it widened the lane and the loop and every sum doubled at width 64 (416 616 ...)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    head = "#include <cstdio>\n#include <cuda_runtime.h>\n"
+    if layout == "same file":
+        (src / "rows.cu").write_text(head + _ROW_KERNEL + _ROW_MAIN)
+    else:
+        (src / "kernel.cu").write_text("#include <cuda_runtime.h>\n" + _ROW_KERNEL)
+        (src / "main.cu").write_text(head + "__global__ void lanes(const int* in, int* out);\n" + _ROW_MAIN)
+    convert_tree(src, tmp_path / "fix", ConvertOptions(fix=True))
+    kernel = tmp_path / "fix" / ("rows.hip" if layout == "same file" else "kernel.hip")
+    text = kernel.read_text()
+    assert "% warpSize" not in text and "warpSize / 2" not in text
+    assert "hipport_warp32_shfl_xor_sync(" in text
+    report = (tmp_path / "fix" / "hipport-report.json").read_text()
+    assert '"HP1116"' in report and '"HP1111"' not in report
+    result = run(tmp_path / "fix" if layout != "same file" else kernel, wave)
+    assert (result.returncode, result.stdout) == (0, "208 308 240 256 272 204 304 236 \n")
