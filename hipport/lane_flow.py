@@ -193,17 +193,22 @@ class _Flow:
                 return True
         return False
 
-    def is_block_warp_count(self, node: tree_sitter.Node | None, depth: int = 0) -> bool:
+    def through_locals(self, node: tree_sitter.Node | None) -> tree_sitter.Node | None:
+        """``node`` without parentheses and casts, or, for a local, the value it is initialised
+        with, followed through up to 5 locals; None for a name whose value is not known."""
+        node = _strip(node)
+        for _ in range(5):
+            if node is None or node.type != "identifier":
+                return node
+            node = _strip(self.scan.value_of(node))
+        return None
+
+    def is_block_warp_count(self, node: tree_sitter.Node | None) -> bool:
         """``blockDim.x / 32`` (``>> 5``, ``/ WARP_SIZE``), which --fix rewrites to the number of
         wavefronts of the block, or a local initialised with one; ``blockDim.x / warpSize`` is
         not (it is not rewritten)."""
-        node = _strip(node)
-        if node is None or depth > 4:
-            return False
-        if node.type == "identifier":
-            value = self.scan.value_of(node)
-            return value is not None and self.is_block_warp_count(value, depth + 1)
-        if node.type != "binary_expression":
+        node = self.through_locals(node)
+        if node is None or node.type != "binary_expression":
             return False
         operator = self.text(node.child_by_field_name("operator"))
         left, right = node.child_by_field_name("left"), _strip(node.child_by_field_name("right"))
@@ -1043,17 +1048,14 @@ class _Collective:
         problems = sorted(filter(None, (combine_problem(kind, operation) for kind in self.slot_kinds.get(array, ()))))
         return f"the slots are folded by {operation}: {problems[0]}" if problems else None
 
-    def _follows_the_width(self, count: tree_sitter.Node | None, depth: int = 0) -> bool:
+    def _follows_the_width(self, count: tree_sitter.Node | None) -> bool:
         """The warp count ``count`` (a slot loop's bound) counts wavefronts once widened: it divides
         by ``warpSize``, or divides ``blockDim`` by 32 (which --fix rewrites to the wavefront
         count), directly or through a local; ``kBlock / 32`` or ``BLOCK / 32`` keeps counting
         32-lane warps."""
-        count = _strip(count)
-        if count is None or depth > 4:
+        count = self.flow.through_locals(count)
+        if count is None:
             return False
-        if count.type == "identifier":
-            value = self.scan.value_of(count)
-            return value is not None and self._follows_the_width(value, depth + 1)
         text = "".join(self.text(count).split())
         return "warpSize" in text or "blockDim." in text
 

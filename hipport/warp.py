@@ -2327,14 +2327,14 @@ class WarpTree:
         logical_blocked: blocked key -> why its units cannot run as logical warps either
             (they keep their findings and HP1111).
         host_reads: file -> the ``path:line`` reads of the device's warp size (``prop.warpSize``,
-            ``cudaDevAttrWarpSize``) that count for it (:func:`_host_reads_by_file`): logical
+            ``cudaDevAttrWarpSize``) that count for it (:func:`_facts_by_file`): logical
             warps are declined in that file.
         foreign_helpers: file -> ``"path:line defines hipport_warp32_..."`` for each definition
             of a logical-warp helper's name by the code itself in a file compiled with it
             (:func:`hipport.warp32.foreign_helper_definitions`): logical warps are declined there.
         two_dimensional_launches: file -> ``(kernel, "path:line launches kernel with a block
             dim3(32, 8)")`` for the launches with a block of two or three dimensions in the
-            other files of its program (:func:`_two_dimensional_launches_by_file`): a file
+            files of its program (:func:`_facts_by_file`): a file
             defining such a kernel does not widen its ``threadIdx.x`` lane arithmetic.
         collectives: (device function, its header) -> the kind of whole-warp result it returns
             ('sum', 'max', 'mask', ...; None for another warp-collective result), for each shared
@@ -2501,6 +2501,124 @@ def two_dimensional_launches(path: str, source: bytes, root: tree_sitter.Node) -
     return found
 
 
+def _facts_by_file(sources: list[tuple[str, bytes]], parser, build_dirs: frozenset[str] | None,
+                   reach: dict[str, set[str]]) -> tuple[dict[str, list[str]], dict[str, list[tuple[str, str]]]]:
+    """Two facts of each file of the tree, each file parsed once: the reads of the device's warp
+    size (``path:line``, :func:`hipport.warp32.host_warp_size_reads`) that may size its launches
+    or buffers, and the launches of its kernels with a block of two or three dimensions
+    (:func:`two_dimensional_launches`), as counted for it by :func:`_counted_by_program`.
+    A read declines logical warps in that file; a kernel the file defines and that is launched
+    so does not get its ``threadIdx.x`` lane arithmetic widened."""
+    reads: dict[str, list[str]] = {}
+    launches: dict[str, list[tuple[str, str]]] = {}
+    for path, source in sources:
+        wants_reads = b"arpSize" in source or b"WARP_SIZE" in source
+        if not (wants_reads or b"<<<" in source):
+            continue
+        root = parser.parse(source).root_node
+        if wants_reads and (found := [f"{path}:{line}" for line in warp32.host_warp_size_reads(source, root)]):
+            reads[path] = found
+        if b"<<<" in source and (rows := two_dimensional_launches(path, source, root)):
+            launches[path] = rows
+    return (_counted_by_program(sources, reads, build_dirs, reach),
+            _counted_by_program(sources, launches, build_dirs, reach, lambda source: b"__global__" in source))
+
+
+def _counted_by_program(sources: list[tuple[str, bytes]], found: dict[str, list], build_dirs: frozenset[str] | None,
+                        reach: dict[str, set[str]], wanted=lambda source: True) -> dict[str, list]:
+    """For each file of the tree that ``wanted`` (its content) accepts, the entries of ``found``
+    (file -> entries) of the files of the same program (the same nearest build file folder,
+    :func:`_project_of`; the whole tree without build files) and of the files it includes or
+    that include it (through the tree's headers). A tree of many programs (cuda-samples) keeps
+    one program's ``prop.warpSize`` or launch from deciding another's kernels."""
+    if not found:
+        return {}
+    dirs = build_dirs if build_dirs is not None else frozenset()
+    result: dict[str, list] = {}
+    for path, source in sources:
+        if not wanted(source):
+            continue
+        project = _project_of(path, dirs)
+        counted = [entry for owner, entries in found.items()
+                   if _project_of(owner, dirs) == project or owner in reach.get(path, ()) or path in reach.get(owner, ())
+                   for entry in entries]
+        if counted:
+            result[path] = counted
+    return result
+
+
+def _top_level_arguments(text: str) -> list[str] | None:
+    """The comma-separated arguments of ``text``, which starts at ``(`` or ``{`` (``(32, n / 2)``
+    -> ``["32", "n / 2"]``), or None when its bracket does not close."""
+    depth, parts, start = 0, [], 1
+    for index, char in enumerate(text):
+        if char in "({[":
+            depth += 1
+        elif char in ")}]":
+            depth -= 1
+            if depth == 0:
+                parts.append(text[start:index].strip())
+                return parts
+        elif char == "," and depth == 1:
+            parts.append(text[start:index].strip())
+            start = index + 1
+    return None
+
+
+def _more_than_one_dimension(arguments: list[str] | None) -> bool:
+    """``dim3`` constructor ``arguments`` give a second or third extent other than 1."""
+    return arguments is not None and any(a not in ("1", "1u", "1U") for a in arguments[1:])
+
+
+def _block_with_rows(block: str, scope: str) -> str | None:
+    """The block argument ``block`` of a kernel launch (its text), when it has a second or third
+    dimension: ``dim3(32, 4)`` or ``{32, 4}`` written out, or a name that ``scope`` (the launching
+    function's text) declares as ``dim3 name(32, 4)`` / ``dim3 name = dim3(32, 4)`` / ``{32, 4}``
+    or sets ``name.y`` of (to anything but 1). Returns how the block is written, or None (one
+    dimension, or not known here: a parameter, a function's result)."""
+    text = " ".join(block.split())
+    written = re.match(r"(?:dim3\s*)?(?=[({])", text)
+    if written is not None and not re.match(r"\w", text[written.end():written.end() + 1] or "x"):
+        return text if _more_than_one_dimension(_top_level_arguments(text[written.end():])) else None
+    if not re.fullmatch(r"[A-Za-z_]\w*", text):
+        return None
+    name = re.escape(text)
+    for match in re.finditer(rf"\bdim3\s+{name}\s*(?:=\s*(?:dim3\s*)?)?(?=[({{])|\b{name}\s*=\s*dim3\s*(?=[({{])", scope):
+        arguments = _top_level_arguments(scope[match.end():])
+        if _more_than_one_dimension(arguments):
+            return f"dim3 {text}({', '.join(arguments)})"
+    setter = re.search(rf"\b{name}\s*\.\s*[yz]\s*=(?!=)\s*(?!1u?\s*;)[^;]*;", scope)
+    return " ".join(setter.group(0).split()) if setter else None
+
+
+def two_dimensional_launches(path: str, source: bytes, root: tree_sitter.Node) -> list[tuple[str, str]]:
+    """The kernel launches of one file whose block has a second or third dimension
+    (``k<<<g, dim3(32, 8)>>>``, or a ``dim3 block(32, 8)`` of the launching function):
+    ``(kernel name, "path:line launches k with a block dim3(32, 8)")`` each. On such a block a
+    64-lane wavefront holds several rows where ``blockDim.x`` is under 64, so ``threadIdx.x % 32``
+    is the lane only at width 32 (CUDA Programming Guide, "Thread Hierarchy": a warp is 32
+    threads of consecutive linear thread index ``x + y * Dx``)."""
+    found: list[tuple[str, str]] = []
+    for match in re.finditer(rb"<<<", source):
+        token = root.descendant_for_byte_range(match.start(), match.end())
+        config = token.parent if token is not None else None
+        if config is None or config.type != "kernel_call_syntax" or config.parent is None:
+            continue
+        arguments = [child for child in config.named_children if child.type != "comment"]
+        callee = config.parent.child_by_field_name("function") or config.parent.named_children[0]
+        if len(arguments) < 2 or callee is None or callee.id == config.id:
+            continue
+        scope = config
+        while scope.parent is not None and scope.type != "function_definition":
+            scope = scope.parent
+        scope_text = source[scope.start_byte:config.start_byte].decode("utf-8", "replace")
+        block = _block_with_rows(arguments[1].text.decode("utf-8", "replace"), scope_text)
+        if block is not None:
+            name = re.sub(r"<.*", "", callee.text.decode("utf-8", "replace")).split("::")[-1].strip()
+            found.append((name, f"{path}:{config.start_point[0] + 1} launches {name} with a block {block}"))
+    return found
+
+
 def _two_dimensional_launches_by_file(sources: list[tuple[str, bytes]], parser, build_dirs: frozenset[str] | None,
                                       reach: dict[str, set[str]]) -> dict[str, list[tuple[str, str]]]:
     """For each file of the tree, the two-dimensional launches (:func:`two_dimensional_launches`)
@@ -2578,8 +2696,7 @@ def warp_tree(sources, parser, masks: MaskNames | None = None,
     sources = list(sources)
     files = TreeSources(dict(sources))
     reach = reached_files(dict(sources))
-    host_reads = _host_reads_by_file(sources, parser, build_dirs, reach)
-    rows = _two_dimensional_launches_by_file(sources, parser, build_dirs, reach)
+    host_reads, rows = _facts_by_file(sources, parser, build_dirs, reach)
     constants: dict[str, list[tuple[str, str]]] = {}
     functions: dict[str, list[str]] = {}
     bodies: dict[tuple[str, str], list[bytes]] = {}  # (device function, its header) -> its definitions' text

@@ -39,7 +39,7 @@ nvcc) or plain CUDA (a ``convert --compat`` tree built with nvcc), each helper i
 CUDA's own intrinsic, unchanged.
 
 Declined (the unit keeps its findings and HP1111 says why), where the logical-warp view is not
-shown right: host code of the file or of its program (``hipport.warp._host_reads_by_file``) that
+shown right: host code of the file or of its program (``hipport.warp._facts_by_file``) that
 reads the device's warp size
 (``prop.warpSize``, ``cudaDevAttrWarpSize``: it would read 64 and size launches or buffers by
 it), cooperative groups or CUB/hipCUB in the unit (their tiles and warp primitives are of the

@@ -66,6 +66,11 @@ def convert_fixture(case: str, tmp_path: Path, fix: bool) -> tuple[str, list[str
                                                  for f in report.findings if f.rule_id.startswith("HP11")]
 
 
+
+def logical_warp_reasons(findings: list[str]) -> list[str]:
+    """The reasons HP1116 gives (after "because") for running units as 32-lane logical warps."""
+    return [f.split(" because ")[1] for f in findings if " HP1116 " in f]
+
 def test_full_masks_are_widened_and_reported(tmp_path):
     text, findings = port(tmp_path, (
         "__device__ float sum(float v) {\n"
@@ -1190,7 +1195,7 @@ def test_fix_runs_collectives_that_assume_32_lanes_as_logical_warps(tmp_path):
     text, findings = port(tmp_path, _NO_WIDTH, fix=True, name="k.cu")
     assert "  if (hipport_warp32_any_sync(hipport_wave_lanes(), v < 0)) v = 0;\n" in text
     assert "  int leader = hipport_warp32_shfl_sync(hipport_wave_lanes(), v, 0);\n" in text
-    assert [f.split(" because ")[1] for f in findings if " HP1116 " in f] == [
+    assert logical_warp_reasons(findings) == [
         "the shuffle `__shfl_down_sync(0xffffffff, v, 1)` (line 6) keeps a 32-lane meaning: its literal offset 1 "
         "ends at the 32nd lane (no width under 32 is given)"]
     assert not [f for f in findings if " HP1117 " in f or " HP1111 " in f]
@@ -1219,7 +1224,7 @@ def test_fix_does_not_widen_lane_arithmetic_of_a_two_dimensional_block(tmp_path)
             "}\n")
     text, findings = port(tmp_path, body, fix=True, name="k.cu")
     assert "  int lane = threadIdx.x % 32;\n" in text and "hipport_warp32_shfl_down_sync(" in text
-    assert [f.split(" because ")[1] for f in findings if " HP1116 " in f] == [
+    assert logical_warp_reasons(findings) == [
         "threadIdx.x % 32 (line 2) numbers lanes or warps along x only, and the file's blocks have a second "
         "dimension (blockDim.y at line 3): a 64-lane wavefront spans rows where blockDim.x is under 64, so "
         "widening it would not give the lane"]
@@ -1305,7 +1310,7 @@ def test_a_fold_over_slots_bounded_by_a_constant_warp_count_is_not_widened(tmp_p
             "}\n")
     text, findings = port(tmp_path, body, fix=True, name="k.cu")
     assert "hipport_warp32_shfl_down_sync(hipport_wave_lanes(), v, o)" in text
-    assert [f.split(" because ")[1] for f in findings if " HP1116 " in f] == [
+    assert logical_warp_reasons(findings) == [
         "the per-warp slot `s[w]` (line 9) makes the result depend on the warp's width: the loop reading the slots is "
         "bounded by `kBlock / 32`, a count of 32-lane warps that --fix does not rewrite (widened, it reads slots no "
         "wavefront wrote)"]
@@ -1351,7 +1356,7 @@ def test_a_reduction_called_as_a_member_function_is_followed(tmp_path):
     text, findings = port(tmp_path, body, fix=True, name="k.cu")
     assert "v += hipport_warp32_shfl_xor_sync(hipport_wave_lanes(), v, o);" in text
     assert [f.split(" --fix ported ")[1].split(" as ")[0] for f in findings if " HP1116 " in f] == ["sum", "k"]
-    assert [f.split(" because ")[1] for f in findings if " HP1116 " in f][1] == (
+    assert logical_warp_reasons(findings)[1] == (
         "the warp-collective value `w.sum(in[threadIdx.x])` (line 9) makes the result depend on the warp's width: "
         "it is stored to memory other than a per-warp __shared__ slot written by the warp's first lane")
 
@@ -1417,7 +1422,7 @@ def test_a_shared_counter_per_warp_or_lane_filled_atomically_is_not_widened(tmp_
             "}\n")
     text, findings = port(tmp_path, body, fix=True, name="k.cu")
     assert f"int slot = {index};" in text
-    reasons = [f.split(" because ")[1] for f in findings if " HP1116 " in f]
+    reasons = logical_warp_reasons(findings)
     assert len(reasons) == 1 and reasons[0].startswith("the ")
     assert f": {expected}: a slot per 64-lane wavefront (or per lane 0-63) gathers other threads than one per " \
            "32-lane warp" in reasons[0]
@@ -1436,6 +1441,6 @@ def test_a_warp_count_stored_as_a_value_is_not_widened(tmp_path):
             "}\n")
     text, findings = port(tmp_path, body, fix=True, name="k.cu")
     assert "out[32] = blockDim.x / 32;" in text
-    assert [f.split(" because ")[1] for f in findings if " HP1116 " in f] == [
+    assert logical_warp_reasons(findings) == [
         "the warp count `blockDim.x / 32` in `out[32] = blockDim.x / 32;` (line 6) keeps a 32-lane meaning: it is "
         "stored to memory, whose readers keep its 32-lane meaning"]
