@@ -107,6 +107,13 @@ def _head(ctx: "_FileContext", definition: tree_sitter.Node) -> bytes:
     ``HOST_DEVICE`` -> ``__host__ __device__``)."""
     declarator = definition.child_by_field_name("declarator")
     head = ctx.source[definition.start_byte:declarator.start_byte if declarator is not None else definition.start_byte]
+    before = definition.prev_sibling
+    if before is not None and before.type == "ERROR" and not ctx.source[before.end_byte:definition.start_byte].strip():
+        # a macro call with no semicolon before it (DEFINE_LEAD(int) then __global__ void k(...)):
+        # the parser leaves the call and the specifiers after it in an ERROR node
+        error = ctx.source[before.start_byte:before.end_byte]
+        cut = max(error.rfind(b")"), error.rfind(b";"), error.rfind(b"}"))
+        head = error[cut + 1:] + b" " + head
     return ctx.specifier_macros.expand(head)
 
 

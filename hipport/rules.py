@@ -341,6 +341,7 @@ CHECK_FIELDS: dict[str, frozenset[str]] = {
     "warp-fixed": frozenset({"name", "expression", "replacement", "function"}),
     "warp-fix-skipped": frozenset({"name", "reason"}),
     "warp-logical-fixed": frozenset({"name", "reason"}),
+    "warp-macro-function": frozenset({"name", "collectives"}),
     "warp-lane-mask": frozenset({"name", "expression", "what"}),
     "warpsize-constexpr": frozenset({"name", "context"}),
     "wavefront-size-macro": frozenset({"name"}),

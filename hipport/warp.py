@@ -511,6 +511,10 @@ class _Scan:
     # -- checks ----------------------------------------------------------------------------------
     def run(self) -> None:
         ctx, source = self.ctx, self.ctx.source
+        self.macro_defined: dict[str, tuple[str, int]] = {}
+        self.macro_logical: tuple[list[Edit], set[str], list[int]] = ([], set(), [])
+        if b"define" in source and lane_flow.has_collectives(source) and (b"__device__" in source or b"__global__" in source):
+            self.macro_functions()
         self.warp_constants()
         if b"_sync" in source or b"__ballot" in source or b"__activemask" in source or b"<<" in source:
             self.masks_and_ballots()
@@ -537,6 +541,7 @@ class _Scan:
         collectives = lane_flow.has_collectives(source) or lane_flow.calls_tree_collectives(self)
         if self.fix and (self.items or collectives):
             self.lane_flow()
+            self.unseen_partners()
         elif collectives and not self.fix:
             self.width_dependent_collectives()
         if self.items or (self.tree is not None and (self.tree.blocked is None or self.tree.logical)):
@@ -550,6 +555,47 @@ class _Scan:
             node = ctx.node_at(match.start(), match.end())
             if node.type not in _CODE_SKIP:
                 ctx.report("wavefront-size-macro", node, name="__AMDGCN_WAVEFRONT_SIZE")
+
+    def macro_functions(self) -> None:
+        """Kernels and device functions defined by a macro (``#define DEFINE_K(NAME, T)
+        __global__ void NAME(...) {...}``) whose body calls warp collectives: the parser sees
+        macro text, so no use of a collective there is followed. The port reports each such
+        macro (HP1118); --fix runs its body's collectives as 32-lane logical warps (HP1116),
+        or leaves it as written with HP1111 where logical warps are declined
+        (:func:`hipport.warp32.macro_body_blocker`). Sets ``macro_defined`` (function name the
+        bodies define -> (macro, line)) and ``macro_logical`` (edits, helpers used, the
+        offset before which the helpers go), which :meth:`resolve` joins with the functions'."""
+        source = self.ctx.source
+        code = code_only(source)
+        host_reads = self.host_reads() if self.fix else []
+        for match in warp32._DEFINE.finditer(code):
+            body = match.group(2)
+            if b"{" not in body or not _MACRO_FUNCTION.search(body):
+                continue
+            collectives = sorted({word.decode() for word in _COLLECTIVE_CALL.findall(body)})
+            if not collectives:
+                continue
+            name, line = match.group(1).decode(), source.count(b"\n", 0, match.start()) + 1
+            for defined in _MACRO_DEFINED_NAME.finditer(body):
+                self.macro_defined.setdefault(defined.group(1).decode(), (name, line))
+            node = self.ctx.node_at(match.start(1), match.end(1))
+            if not self.fix:
+                self.ctx.report("warp-macro-function", node, name=name, collectives=", ".join(collectives))
+                continue
+            reason = warp32.blocker(self, [], host_reads) or warp32.macro_body_blocker(code, match.start(2), match.end(2))
+            if reason is not None:
+                self.ctx.report("warp-fix-skipped", node, name=f"the macro {name}",
+                                reason=f"its device code calls warp collectives ({', '.join(collectives)}), which "
+                                       f"--fix does not follow through macro bodies; nor can it run as 32-lane "
+                                       f"logical warps: {reason}")
+                continue
+            edits, used = warp32.macro_body_edits(code, match.start(2), match.end(2))
+            offset = warp32.block_offset(source, node)
+            self.macro_logical[0].extend(edits)
+            self.macro_logical[1].update(used)
+            self.macro_logical[2].append(offset)
+            self.ctx.report("warp-logical-fixed", node, name=f"the code the macro {name} defines",
+                            reason="its collectives are macro text, whose uses --fix does not follow")
 
     def lane_flow(self) -> None:
         """--fix: each use of a lane or warp number (and each shuffle with a literal lane, offset
@@ -568,6 +614,134 @@ class _Scan:
                                "whose shuffles and thread_rank() stay 32 lanes wide while widened warp numbers would "
                                "count 64", audit=True))
 
+    def unseen_partners(self) -> None:
+        """--fix: a device function whose partner across a call is code --fix does not see keeps
+        CUDA's 32 lanes (an audit item with no rewrite, so it is not widened: its group runs as
+        32-lane logical warps, which hold whatever the unseen side assumes, or is left with its
+        findings).
+
+        * Its callers are not seen: a functor's ``operator()`` (called through its objects), a
+          function whose name is used other than in a call (a function-pointer or template
+          argument, ``map_k<lead_of>``), or one no code of the file or of the tree calls (an
+          ``extern`` function called from another ``.cu``), while it returns a warp-collective
+          result or has 32-wide assumptions of its own.
+        * It has 32-wide assumptions and calls code it does not see: a parameter, a local or a
+          template parameter (a lambda, a functor, a function pointer), or a function only
+          declared in the file (defined in another ``.cu``).
+        """
+        assumed = {self.function_of(item.at).start_byte for item in self.items
+                   if hasattr(item.at, "start_byte") and self.function_of(item.at) is not None}
+        returning = lane_flow.collective_functions(self)
+        code = code_only(self.ctx.source)
+        for function in _query(_DEFINITIONS, self.ctx.root):
+            kind = function_kind(self.ctx, function)
+            if kind is None:  # host code: its __device__ lambdas run in kernels it does not follow
+                for lambda_ in warp32.device_lambdas(self, function) if b"__device__" in self.ctx.text(function) else ():
+                    if lane_flow.has_collectives(code[lambda_.start_byte:lambda_.end_byte]) or any(
+                            lambda_.start_byte <= item.at.start_byte < lambda_.end_byte
+                            for item in self.items if hasattr(item.at, "start_byte")):
+                        self.add(_Item(function.start_byte, lambda_, None, "", {}, None,
+                                       f"it holds a __device__ lambda (line {lambda_.start_point[0] + 1}) with warp "
+                                       "code, called by kernels --fix does not follow", audit=True))
+                continue
+            if warp32.is_own_helper(self, function):
+                continue
+            name = self.function_name(function).split("::")[-1].split("<")[0].strip()
+            if kind != "__global__" and (function.start_byte in assumed or name in returning):
+                why = self._unseen_callers(function, name, code)
+                if why is not None:
+                    self.add(_Item(function.start_byte, function.child_by_field_name("declarator") or function, None,
+                                   name, {}, None, why + ", so --fix does not see its callers and its warp logic keeps "
+                                   "CUDA's 32 lanes", audit=True))
+            if function.start_byte in assumed:
+                for call, callee, what in self._unseen_callees(function):
+                    self.add(_Item(function.start_byte, call, None, callee, {}, None,
+                                   f"it calls {callee} (line {call.start_point[0] + 1}), {what}: --fix does not see "
+                                   "the code it runs, so its lane arithmetic keeps CUDA's 32 lanes", audit=True))
+
+    def _unseen_callers(self, function: tree_sitter.Node, name: str, code: bytes) -> str | None:
+        """Why the callers of the device function ``function`` (named ``name``) are not all seen,
+        or None (:meth:`unseen_partners`, :meth:`width_dependent_collectives`). ``code``: the
+        file with comments and literals blanked (:func:`hipport.parse.code_only`)."""
+        if name.startswith("operator"):
+            return f"it is the {name} of a function object, called through objects that are not followed"
+        if self.tree is not None and self.ctx.path in self.tree.functions.get(name, ()):
+            return None  # a header's function other files call: decided across the tree
+        calls = 0
+        for match in re.finditer(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])", code):
+            node = self.ctx.node_at(match.start(), match.end())
+            use = node.parent
+            if use is not None and use.type in ("qualified_identifier", "template_function") and \
+                    use.child_by_field_name("name") == node:
+                node, use = use, use.parent
+            if use is not None and use.type in ("function_declarator", "destructor_name", "operator_name"):
+                continue  # its definition or a declaration
+            if use is not None and use.type == "field_expression" and use.child_by_field_name("field") == node:
+                node, use = use, use.parent
+            if use is not None and use.type == "call_expression" and use.child_by_field_name("function") == node:
+                caller = self.function_of(use)
+                if caller is None or caller.start_byte != function.start_byte:
+                    calls += 1
+                continue
+            if node.type == "identifier":
+                scope = self.locals_of(self.function_of(node))
+                if scope is not None and name in scope.declared:
+                    continue  # a local or parameter of the same name
+            if node.type in ("identifier", "type_identifier", "qualified_identifier", "template_function"):
+                return (f"its name is used other than in a call (line {node.start_point[0] + 1}), as a function "
+                        "pointer or template argument")
+        if calls == 0:
+            return ("no code of its file calls it (an extern function called from another file, or a header's "
+                    "function with no caller here)")
+        return None
+
+    def _unseen_callees(self, function: tree_sitter.Node) -> list[tuple[tree_sitter.Node, str, str]]:
+        """The calls of ``function`` to code --fix does not see: (call, callee name, what it is)."""
+        scope = self.locals_of(function)
+        declared = scope.declared if scope is not None else {}
+        template_parameters: set[str] = set()
+        parent = function.parent
+        while parent is not None:
+            if parent.type == "template_declaration":
+                parameters = parent.child_by_field_name("parameters")
+                for parameter in parameters.named_children if parameters is not None else ():
+                    declarator = parameter.child_by_field_name("declarator") \
+                        if parameter.type in ("parameter_declaration", "optional_parameter_declaration") else None
+                    for part in _descendants(declarator) if declarator is not None else ():
+                        if part.type == "identifier":  # template <int (*F)(int)>: F; never a type parameter
+                            template_parameters.add(self.text(part))
+            parent = parent.parent
+        found = []
+        for call in _query(_CALL_NODES, function):
+            callee = call.child_by_field_name("function")
+            if callee is None or callee.type != "identifier":
+                continue
+            name = self.text(callee)
+            if name in declared and name not in ("threadIdx", "blockIdx", "blockDim", "gridDim"):
+                found.append((call, name, "a lambda, function object or function pointer it was given"))
+            elif name in template_parameters:
+                found.append((call, name, "a function given as a template argument"))
+            elif self._declared_elsewhere(name):
+                found.append((call, name, "declared in this file and defined in another"))
+            elif name in self.macro_defined:
+                macro, line = self.macro_defined[name]
+                found.append((call, name, f"defined by the macro {macro} (line {line}), whose collectives run as "
+                                          "32-lane logical warps"))
+        return found
+
+    def _declared_elsewhere(self, name: str) -> bool:
+        """``name`` is a function this file declares (a prototype) and does not define, and no
+        header of the tree shares with it (:attr:`WarpTree.functions`)."""
+        if not hasattr(self, "_prototypes"):
+            defined = {self.function_name(node).split("::")[-1] for node in _query(_DEFINITIONS, self.ctx.root)}
+            prototypes = set()
+            for node in _query("(declaration declarator: (function_declarator declarator: (identifier) @name))",
+                               self.ctx.root):
+                if self.function_of(node) is None:
+                    prototypes.add(self.text(node))
+            self._prototypes = prototypes - defined
+        return name in self._prototypes and not (self.tree is not None and self.tree.function_home(self.ctx.path, name))
+
     def width_dependent_collectives(self) -> None:
         """The port without --fix: a device function with warp collectives and none of the 32-wide
         assumptions this pass reports (no literal 32, no shuffle loop from 16, no warp-size
@@ -583,13 +757,38 @@ class _Scan:
                 if function is not None:
                     assumed.add(function.start_byte)
         for function in _query(_DEFINITIONS, self.ctx.root):
-            if function.start_byte in assumed or warp32.is_own_helper(self, function) or not self.is_device(function):
+            if function.start_byte in assumed or warp32.is_own_helper(self, function):
                 continue
+            if not self.is_device(function) and not self._device_only_words(function, warp32.device_lambdas(self, function)):
+                continue  # host code (device code whose specifiers the parser did not read is followed)
             text = self.ctx.text(function)
             if not lane_flow.has_collectives(text) or _WARPSIZE.search(text):
                 continue  # no collective, or written for a width known at run time
             for node, reason in lane_flow.unsafe(self, function):
                 self.ctx.report("warp-width-dependent", node, name=self.function_name(function), reason=reason)
+        code = code_only(self.ctx.source)
+        returning = lane_flow.collective_functions(self)
+        for function in _query(_DEFINITIONS, self.ctx.root):
+            if function.start_byte in assumed or warp32.is_own_helper(self, function):
+                continue
+            kind = function_kind(self.ctx, function)
+            if kind is None:  # host code: its __device__ lambdas run in kernels that are not followed
+                for lambda_ in warp32.device_lambdas(self, function) if b"__device__" in self.ctx.text(function) else ():
+                    body = code[lambda_.start_byte:lambda_.end_byte]
+                    if lane_flow.has_collectives(body) and not _WARPSIZE.search(body):
+                        self.ctx.report("warp-width-dependent", lambda_,
+                                        name=f"the __device__ lambda of {self.function_name(function)}",
+                                        reason="it calls warp collectives and runs in the kernels it is passed to, "
+                                               "which are not followed")
+                continue
+            name = self.function_name(function).split("::")[-1].split("<")[0].strip()
+            if kind == "__global__" or name not in returning or _WARPSIZE.search(self.ctx.text(function)):
+                continue
+            why = self._unseen_callers(function, name, code)
+            if why is not None:
+                self.ctx.report("warp-width-dependent", function.child_by_field_name("declarator") or function,
+                                name=self.function_name(function),
+                                reason=f"it returns a warp-collective result to callers that are not seen: {why}")
         for function, call, reason in self.macro_uses:
             if function.start_byte not in assumed and not _WARPSIZE.search(self.ctx.text(function)):
                 self.ctx.report("warp-width-dependent", call, name=self.function_name(function), reason=reason)
@@ -642,7 +841,8 @@ class _Scan:
                 self.add(_Item(caller.start_byte, call, None, name, {}, []))
                 self.links.append((caller.start_byte, ("tree", "function", name, shared)))
                 continue
-            if caller is not None and name not in definitions and not name.startswith("__") and _WARP_HELPER.search(name):
+            if caller is not None and name not in definitions and not name.startswith("__") and _WARP_HELPER.search(name) \
+                    and self.is_device(caller):  # host code calls no warp helper: WarpShare() builds an object
                 self.add(_Item(caller.start_byte, call, None, name, {}, None,
                                f"it calls {name} (line {call.start_point[0] + 1}), defined in another file: --fix "
                                "cannot tell which wavefront width that function assumes", external=True))
@@ -1381,9 +1581,9 @@ class _Scan:
         blocked = self.tree.blocked if self.tree is not None and self.tree.blocked is not None else {}
         logical_keys = self.tree.logical if self.tree is not None else frozenset()
         logical_blocked = self.tree.logical_blocked if self.tree is not None else {}
-        logical_edits: list[Edit] = []
-        logical_used: set[str] = set()
-        logical_at: int | None = None
+        logical_edits: list[Edit] = list(self.macro_logical[0])  # the macro-defined functions' (macro_functions)
+        logical_used: set[str] = set(self.macro_logical[1])
+        logical_at: int | None = min(self.macro_logical[2], default=None)
         for items, keys, starts in self.components(logical_keys if self.fix else frozenset()):
             fixable = all(item.fixes is not None for item in items)
             shared_reason = next((blocked[key] for key in sorted(keys) if key in blocked), None)
@@ -1426,7 +1626,30 @@ class _Scan:
                     first_item = next((i for i in items if i.fixes is None), None)
                     first = first_item.reason if first_item is not None else (shared_reason or "")
                     for function in functions:
-                        if not self.is_device(function) or warp32.is_own_helper(self, function):
+                        if not self.is_device(function):
+                            lambdas = warp32.device_lambdas(self, function)
+                            for lambda_ in lambdas:
+                                if any(lambda_.start_byte <= edit.start < lambda_.end_byte for edit in found):
+                                    offset = warp32.block_offset(self.ctx.source, function)
+                                    logical_at = offset if logical_at is None else min(logical_at, offset)
+                                    self.ctx.report("warp-logical-fixed", lambda_,
+                                                    name=f"the __device__ lambda of {self.function_name(function)}",
+                                                    reason=self.reason_in(function, items, first_item) or first)
+                            # an assumption in code that is no device function or lambda to the
+                            # parser (specifiers it could not read) was not rewritten: it keeps its
+                            # finding, with HP1111 saying why
+                            inside = [item for item in items if hasattr(item.at, "start_byte")
+                                      and function.start_byte <= item.at.start_byte < function.end_byte
+                                      and not any(l.start_byte <= item.at.start_byte < l.end_byte for l in lambdas)]
+                            if inside and self._device_only_words(function, lambdas):
+                                pending.extend(item for item in inside if item.check is not None)
+                                self.ctx.report("warp-fix-skipped", function.child_by_field_name("declarator") or function,
+                                                name=self.function_name(function),
+                                                reason="it holds warp code but is not seen as device code (no __global__ "
+                                                       "or __device__ the parser reads), so --fix cannot run it as "
+                                                       "32-lane logical warps")
+                            continue
+                        if warp32.is_own_helper(self, function):
                             continue
                         why = self.reason_in(function, items, first_item) or first
                         if any(function.start_byte <= edit.start < function.end_byte for edit in found):
@@ -1473,6 +1696,16 @@ class _Scan:
                 lines.add(self._line(item))
             self.ctx.report(item.check, item.at, name=item.name, **item.fields)
 
+    def _device_only_words(self, function: tree_sitter.Node, lambdas: list[tree_sitter.Node]) -> bool:
+        """The host function ``function`` names, outside its ``__device__`` lambdas, what only
+        device code can (``threadIdx``, a warp intrinsic, ``__syncthreads``): device code whose
+        specifiers the parser did not read (a kernel after a macro call in an error node)."""
+        code = bytearray(code_only(self.ctx.source[function.start_byte:function.end_byte]))
+        for lambda_ in lambdas:
+            start, end = lambda_.start_byte - function.start_byte, lambda_.end_byte - function.start_byte
+            code[start:end] = b" " * (end - start)
+        return _DEVICE_ONLY_WORD.search(bytes(code)) is not None
+
     def wave_lanes_block(self, newline: bytes) -> None:
         """Insert :data:`_WAVE_LANES_BLOCK` once, before the first translation-unit-level construct
         (a function, a macro, a namespace) that an edit writing :data:`WAVE_LANES` is in."""
@@ -1507,6 +1740,14 @@ class _Scan:
         return self.ctx.source.rfind(b"\n", 0, top.start_byte) + 1
 
 
+_DEVICE_ONLY_WORD = re.compile(rb"(?<![A-Za-z0-9_.>])(?:threadIdx|blockIdx|__syncthreads|__syncwarp|__shfl\w*|__ballot\w*|"
+                               rb"__any_sync|__all_sync|__activemask|__match_\w+|warpSize)(?![A-Za-z0-9_])")
+_MACRO_FUNCTION = re.compile(rb"(?<![A-Za-z0-9_])(?:__global__|__device__)(?![A-Za-z0-9_])")
+#: A function a macro body defines: the name before the parameter list after its specifiers.
+_MACRO_DEFINED_NAME = re.compile(rb"(?<![A-Za-z0-9_])(?:__global__|__device__)(?![A-Za-z0-9_])[^{};()]*?"
+                                 rb"(?<![A-Za-z0-9_])([A-Za-z_]\w*)\s*\(")
+_COLLECTIVE_CALL = re.compile(rb"(?<![A-Za-z0-9_])(__shfl\w*|__ballot\w*|__any\w*|__all\w*|__activemask|__match_\w+|"
+                              rb"__reduce_\w+_sync)(?=\s*\()")
 _MASK_CONSTANT = re.compile(
     rb"(?<![\w])(?:static\s+)?(?:constexpr|const)\s+(?:static\s+)?(?:__device__\s+)?"
     rb"(unsigned\s+int|unsigned|uint32_t|std::uint32_t)\s+(\w*(?:[Mm]ask|MASK)\w*)\s*=\s*([0-9A-Za-z~]+)\s*;")
@@ -2542,128 +2783,6 @@ def _counted_by_program(sources: list[tuple[str, bytes]], found: dict[str, list]
         counted = [entry for owner, entries in found.items()
                    if _project_of(owner, dirs) == project or owner in reach.get(path, ()) or path in reach.get(owner, ())
                    for entry in entries]
-        if counted:
-            result[path] = counted
-    return result
-
-
-def _top_level_arguments(text: str) -> list[str] | None:
-    """The comma-separated arguments of ``text``, which starts at ``(`` or ``{`` (``(32, n / 2)``
-    -> ``["32", "n / 2"]``), or None when its bracket does not close."""
-    depth, parts, start = 0, [], 1
-    for index, char in enumerate(text):
-        if char in "({[":
-            depth += 1
-        elif char in ")}]":
-            depth -= 1
-            if depth == 0:
-                parts.append(text[start:index].strip())
-                return parts
-        elif char == "," and depth == 1:
-            parts.append(text[start:index].strip())
-            start = index + 1
-    return None
-
-
-def _more_than_one_dimension(arguments: list[str] | None) -> bool:
-    """``dim3`` constructor ``arguments`` give a second or third extent other than 1."""
-    return arguments is not None and any(a not in ("1", "1u", "1U") for a in arguments[1:])
-
-
-def _block_with_rows(block: str, scope: str) -> str | None:
-    """The block argument ``block`` of a kernel launch (its text), when it has a second or third
-    dimension: ``dim3(32, 4)`` or ``{32, 4}`` written out, or a name that ``scope`` (the launching
-    function's text) declares as ``dim3 name(32, 4)`` / ``dim3 name = dim3(32, 4)`` / ``{32, 4}``
-    or sets ``name.y`` of (to anything but 1). Returns how the block is written, or None (one
-    dimension, or not known here: a parameter, a function's result)."""
-    text = " ".join(block.split())
-    written = re.match(r"(?:dim3\s*)?(?=[({])", text)
-    if written is not None and not re.match(r"\w", text[written.end():written.end() + 1] or "x"):
-        return text if _more_than_one_dimension(_top_level_arguments(text[written.end():])) else None
-    if not re.fullmatch(r"[A-Za-z_]\w*", text):
-        return None
-    name = re.escape(text)
-    for match in re.finditer(rf"\bdim3\s+{name}\s*(?:=\s*(?:dim3\s*)?)?(?=[({{])|\b{name}\s*=\s*dim3\s*(?=[({{])", scope):
-        arguments = _top_level_arguments(scope[match.end():])
-        if _more_than_one_dimension(arguments):
-            return f"dim3 {text}({', '.join(arguments)})"
-    setter = re.search(rf"\b{name}\s*\.\s*[yz]\s*=(?!=)\s*(?!1u?\s*;)[^;]*;", scope)
-    return " ".join(setter.group(0).split()) if setter else None
-
-
-def two_dimensional_launches(path: str, source: bytes, root: tree_sitter.Node) -> list[tuple[str, str]]:
-    """The kernel launches of one file whose block has a second or third dimension
-    (``k<<<g, dim3(32, 8)>>>``, or a ``dim3 block(32, 8)`` of the launching function):
-    ``(kernel name, "path:line launches k with a block dim3(32, 8)")`` each. On such a block a
-    64-lane wavefront holds several rows where ``blockDim.x`` is under 64, so ``threadIdx.x % 32``
-    is the lane only at width 32 (CUDA Programming Guide, "Thread Hierarchy": a warp is 32
-    threads of consecutive linear thread index ``x + y * Dx``)."""
-    found: list[tuple[str, str]] = []
-    for match in re.finditer(rb"<<<", source):
-        token = root.descendant_for_byte_range(match.start(), match.end())
-        config = token.parent if token is not None else None
-        if config is None or config.type != "kernel_call_syntax" or config.parent is None:
-            continue
-        arguments = [child for child in config.named_children if child.type != "comment"]
-        callee = config.parent.child_by_field_name("function") or config.parent.named_children[0]
-        if len(arguments) < 2 or callee is None or callee.id == config.id:
-            continue
-        scope = config
-        while scope.parent is not None and scope.type != "function_definition":
-            scope = scope.parent
-        scope_text = source[scope.start_byte:config.start_byte].decode("utf-8", "replace")
-        block = _block_with_rows(arguments[1].text.decode("utf-8", "replace"), scope_text)
-        if block is not None:
-            name = re.sub(r"<.*", "", callee.text.decode("utf-8", "replace")).split("::")[-1].strip()
-            found.append((name, f"{path}:{config.start_point[0] + 1} launches {name} with a block {block}"))
-    return found
-
-
-def _two_dimensional_launches_by_file(sources: list[tuple[str, bytes]], parser, build_dirs: frozenset[str] | None,
-                                      reach: dict[str, set[str]]) -> dict[str, list[tuple[str, str]]]:
-    """For each file of the tree, the two-dimensional launches (:func:`two_dimensional_launches`)
-    of the files of its program (as :func:`_host_reads_by_file` counts a program) and of the
-    files it includes or that include it: a kernel defined there and launched so does not get
-    its ``threadIdx.x`` lane arithmetic widened."""
-    launches = {path: found for path, source in sources if b"<<<" in source
-                and (found := two_dimensional_launches(path, source, parser.parse(source).root_node))}
-    if not launches:
-        return {}
-    dirs = build_dirs if build_dirs is not None else frozenset()
-    result: dict[str, list[tuple[str, str]]] = {}
-    for path, source in sources:
-        if b"__global__" not in source:
-            continue
-        project = _project_of(path, dirs)
-        counted = [launch for launcher, found in launches.items()
-                   if launcher != path and (_project_of(launcher, dirs) == project or launcher in reach.get(path, ())
-                                            or path in reach.get(launcher, ()))
-                   for launch in found]
-        if counted:
-            result[path] = counted
-    return result
-
-
-def _host_reads_by_file(sources: list[tuple[str, bytes]], parser, build_dirs: frozenset[str] | None,
-                        reach: dict[str, set[str]] | None = None) -> dict[str, list[str]]:
-    """For each file of the tree, the reads of the device's warp size (``path:line``) that may
-    size its launches or buffers: those of a file of the same program (the same nearest build
-    file folder, :func:`_project_of`; the whole tree without build files) and of a file it
-    includes or that includes it (through the tree's headers). A tree of many programs
-    (cuda-samples) keeps one program's ``prop.warpSize`` from declining another's logical warps."""
-    reads = {path: [f"{path}:{line}" for line in warp32.host_warp_size_reads(source, parser.parse(source).root_node)]
-             for path, source in sources if b"arpSize" in source or b"WARP_SIZE" in source}
-    reads = {path: found for path, found in reads.items() if found}
-    if not reads:
-        return {}
-    dirs = build_dirs if build_dirs is not None else frozenset()
-    reach = reach if reach is not None else reached_files(dict(sources))
-    result: dict[str, list[str]] = {}
-    for path, _ in sources:
-        project = _project_of(path, dirs)
-        counted = [read for reader, found in reads.items()
-                   if _project_of(reader, dirs) == project or reader in reach.get(path, ()) or path in reach.get(reader, ())
-                   for read in found]
         if counted:
             result[path] = counted
     return result

@@ -397,9 +397,33 @@ def blocker(scan: "_Scan", functions: list[tree_sitter.Node], host_reads: list[s
     return None
 
 
+def device_lambdas(scan: "_Scan", function: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The ``__device__`` lambdas written in the host function ``function`` (``[=] __device__
+    (int i) { ... }``, CUDA's extended lambdas, passed to a kernel template): device code in a
+    host function, their ``lambda_expression`` nodes."""
+    found = []
+    for node in _lambdas(function):
+        body = node.child_by_field_name("body")
+        head = scan.ctx.source[node.start_byte:body.start_byte if body is not None else node.end_byte]
+        if body is not None and re.search(rb"(?<![A-Za-z0-9_])__device__(?![A-Za-z0-9_])", head):
+            found.append(node)
+    return found
+
+
+def _lambdas(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    stack, found = [node], []
+    while stack:
+        current = stack.pop()
+        if current.type == "lambda_expression":
+            found.append(current)
+        stack.extend(current.children)
+    return sorted(found, key=lambda n: n.start_byte)
+
+
 def edits(scan: "_Scan", functions: list[tree_sitter.Node]) -> tuple[list[Edit], set[str]]:
-    """The edits that run the device functions among ``functions`` as 32-lane logical warps:
-    each call of a :data:`RENAMES` intrinsic renamed to its helper, each ``warpSize`` made ``32``.
+    """The edits that run the device functions among ``functions`` (and the ``__device__``
+    lambdas of its host functions, :func:`device_lambdas`) as 32-lane logical warps: each call of
+    a :data:`RENAMES` intrinsic renamed to its helper, each ``warpSize`` made ``32``.
 
     Returns:
         (edits, the helper names used).
@@ -407,11 +431,12 @@ def edits(scan: "_Scan", functions: list[tree_sitter.Node]) -> tuple[list[Edit],
     found: list[Edit] = []
     used: set[str] = set()
     for function in functions:
-        if not scan.is_device(function) or is_own_helper(scan, function):
+        if is_own_helper(scan, function):
             continue
         scope = scan.locals_of(function)
         own_warp_size = scope is not None and "warpSize" in scope.declared  # the code's own, kept
-        for match, node in _code_matches(scan, _IDENTIFIER, function):
+        regions = [function] if scan.is_device(function) else device_lambdas(scan, function)
+        for match, node in (found_match for region in regions for found_match in _code_matches(scan, _IDENTIFIER, region)):
             word = match.group(1).decode()
             if word == "warpSize" and node.type in ("identifier", "type_identifier") and (
                     node.parent is None or node.parent.type != "field_expression"):
@@ -427,6 +452,46 @@ def edits(scan: "_Scan", functions: list[tree_sitter.Node]) -> tuple[list[Edit],
                     and call.type == "call_expression" and call.child_by_field_name("function") == callee):
                 found.append(Edit(node.start_byte, node.end_byte, helper.encode()))
                 used.add(helper)
+    return found, used
+
+
+def macro_body_blocker(code: bytes, start: int, end: int) -> str | None:
+    """Why the device code of a macro body (``code[start:end]``, the file with comments and
+    literals blanked) cannot run as 32-lane logical warps, or None: the per-function reasons of
+    :func:`blocker` (cooperative groups or CUB, inline PTX lane registers, declined intrinsics)."""
+    def line(match: re.Match) -> int:
+        return code.count(b"\n", 0, match.start()) + 1
+
+    for match in _COOPERATIVE.finditer(code, start, end):
+        return f"it uses {match.group(1).decode()} (line {line(match)}), whose tiles and warp primitives are of " \
+               "the wavefront's width"
+    for match in _PTX_LANE.finditer(code, start, end):
+        return f"it reads {match.group(0).decode()} in inline PTX (line {line(match)})"
+    for match in _IDENTIFIER.finditer(code, start, end):
+        reason = _DECLINED_CALLS.get(match.group(1).decode())
+        if reason is not None and re.match(rb"\s*\(", code[match.end():end]):
+            return "it calls " + reason.format(name=match.group(1).decode()) + f" (line {line(match)})"
+    return None
+
+
+def macro_body_edits(code: bytes, start: int, end: int) -> tuple[list[Edit], set[str]]:
+    """The edits that run the device code of a macro body (``code[start:end]``, as for
+    :func:`macro_body_blocker`) as 32-lane logical warps, as :func:`edits` does for a function:
+    each call of a :data:`RENAMES` intrinsic renamed to its helper, each ``warpSize`` made ``32``.
+
+    Returns:
+        (edits, the helper names used).
+    """
+    found: list[Edit] = []
+    used: set[str] = set()
+    for match in _IDENTIFIER.finditer(code, start, end):
+        word = match.group(1).decode()
+        if word == "warpSize" and code[match.start() - 1:match.start()] not in (b".", b">"):
+            found.append(Edit(match.start(), match.end(), b"32"))
+        elif word in RENAMES and re.match(rb"\s*\(", code[match.end():end]) \
+                and code[match.start() - 1:match.start()] not in (b".", b">"):
+            found.append(Edit(match.start(), match.end(), RENAMES[word].encode()))
+            used.add(RENAMES[word])
     return found, used
 
 

@@ -615,6 +615,9 @@ def test_syncwarp_and_warp_reductions_are_reported(tmp_path):
         "  return __reduce_add_sync(0xffffffff, v);\n"
         "}\n"))
     assert findings == [
+        "1:16 HP1117 f: it returns a warp-collective result to callers that are not seen: no code of its file calls "
+        "it (an extern function called from another file, or a header's function with no caller here) (a CUDA warp "
+        "has 32 lanes, a gfx9 wavefront 64, and the port keeps this code as written)",
         "2:3 HP1108 __syncwarp: HIP has __syncwarp only from HIP 7.0 (ROCm 7)",
         "3:10 HP1109 __reduce_add_sync: HIP has no __reduce_*_sync warp reductions",
         "3:28 HP1101 the full lane mask 0xffffffff of __reduce_add_sync was widened to hipport_wave_lanes(), the lanes of its wavefront: "
@@ -780,16 +783,16 @@ def test_fixed_syncwarp_compiles_for_wave64_and_wave32(toolchain, tmp_path):
 
 
 def test_fix_widens_a_full_mask_initializer_with_its_variable(tmp_path):
+    body = ("  float v = in[threadIdx.x];\n"
+            "  for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_down_sync(mask, v, o);\n"
+            "  if (threadIdx.x % warpSize == 0) atomicAdd(out, v);\n"
+            "}\n")
     text, findings = port(tmp_path, (
-        "__device__ int any(bool p) {\n"
-        "  unsigned int mask   = 0xffffffff;\n"
-        "  return __any_sync(mask, p);\n"
-        "}\n"), fix=True)
+        "__global__ void total(const float* in, float* out) {\n"
+        "  unsigned int mask   = 0xffffffff;\n" + body), fix=True)
     assert text == WAVE_LANES_BLOCK + (
-        "__device__ int any(bool p) {\n"
-        "  unsigned long long mask   = hipport_wave_lanes();\n"
-        "  return __any_sync(mask, p);\n"
-        "}\n")
+        "__global__ void total(const float* in, float* out) {\n"
+        "  unsigned long long mask   = hipport_wave_lanes();\n" + body)
     assert findings == [
         "2:16 HP1107 the mask mask: unsigned int rewritten to unsigned long long (--fix)",
         "2:16 HP1107 the mask mask: 0xffffffff rewritten to hipport_wave_lanes() (--fix)",
@@ -899,6 +902,25 @@ def test_32bit_masks_are_reported_at_each_call(tmp_path):
     assert (tmp_path / "out" / "k.hip").read_text().splitlines()[6:] == LANES_KERNEL.splitlines()[5:]
 
 
+def test_fix_runs_a_vote_returned_to_callers_it_does_not_see_as_logical_warps(tmp_path):
+    """A device function returning a collective result that no code of its file calls (an
+    extern function of another .cu, a header's with no caller here) is not widened: its callers
+    may combine the result per 32-lane warp. It runs as 32-lane logical warps (HP1116)."""
+    text, findings = port(tmp_path, (
+        "__device__ int any(bool p) {\n"
+        "  unsigned int mask   = 0xffffffff;\n"
+        "  return __any_sync(mask, p);\n"
+        "}\n"), fix=True)
+    assert _HELPER_BLOCK.sub("", text).splitlines()[-4:] == [
+        "__device__ int any(bool p) {",
+        "  unsigned int mask   = 0xffffffff;",
+        "  return hipport_warp32_any_sync(mask, p);",
+        "}"]
+    assert findings == [logical("1:16", "any") + "no code of its file calls it (an extern function called from "
+                        "another file, or a header's function with no caller here), so --fix does not see its "
+                        "callers and its warp logic keeps CUDA's 32 lanes"]
+
+
 def test_fix_runs_a_function_whose_32bit_mask_it_cannot_widen_as_logical_warps(tmp_path):
     """--fix widens a full mask named like a mask where it is defined, so a call using it needs
     nothing more and has no HP1102; a 32-bit mask it does not widen (HALF_LANES) leaves its
@@ -914,6 +936,10 @@ def test_fix_runs_a_function_whose_32bit_mask_it_cannot_widen_as_logical_warps(t
               "__device__ float half_lanes(float v) {\n"
               "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(HALF_LANES, v, o);\n"
               "  return v;\n"
+              "}\n"
+              "__global__ void total(const float* in, float* out) {\n"
+              "  float s = all_lanes(in[threadIdx.x]);\n"
+              "  if (threadIdx.x % 32 == 0) atomicAdd(out, s);\n"
               "}\n")
     loop = "shuffle reduction starts at offset 16 (for (int o = 16; o > 0; o >>= 1)): on a 64-wide wavefront lanes 32-63 are never combined"
     _, findings = port(tmp_path, source, name="k.cu")
@@ -923,6 +949,7 @@ def test_fix_runs_a_function_whose_32bit_mask_it_cannot_widen_as_logical_warps(t
         f"4:58 HP1102 __shfl_down_sync: the mask `FULL_MASK` (k.cu:1) is a 32-bit unsigned int{_AMD}",
         f"8:16 HP1104 {loop}",
         f"8:58 HP1102 __shfl_down_sync: the mask `HALF_LANES` (k.cu:2) is a 32-bit unsigned int{_AMD}",
+        "13:21 HP1103 threadIdx.x % 32: the literal 32 assumes 32-wide warps",
     ]
     text, findings = port(tmp_path, source, fix=True, name="k.cu")
     assert "#define HIPPORT_WARP32_SHFL_DOWN_SYNC\n" in text and text.count(WAVE_LANES_BLOCK) == 1
@@ -938,12 +965,17 @@ def test_fix_runs_a_function_whose_32bit_mask_it_cannot_widen_as_logical_warps(t
         "  for (int o = 16; o > 0; o >>= 1) v += hipport_warp32_shfl_down_sync(HALF_LANES, v, o);",
         "  return v;",
         "}",
+        "__global__ void total(const float* in, float* out) {",
+        "  float s = all_lanes(in[threadIdx.x]);",
+        "  if (threadIdx.x % warpSize == 0) atomicAdd(out, s);",
+        "}",
     ]
     assert findings == [
         "1:9 HP1107 the mask FULL_MASK: 0xffffffff rewritten to hipport_wave_lanes() (--fix)",
         "4:16 HP1107 the shuffle loop: 16 rewritten to warpSize / 2 (--fix)",
         logical("7:18", "half_lanes") + "the mask `HALF_LANES` of __shfl_down_sync (line 8) is 32-bit, and --fix does "
         "not widen it",
+        "13:21 HP1107 lane arithmetic: % 32 rewritten to % warpSize (--fix)",
     ]
 
 
@@ -978,6 +1010,10 @@ def test_compat_fix_sees_a_32bit_mask_of_a_header(tmp_path):
               "__device__ float half_lanes(float v) {\n"
               "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(HALF_LANES, v, o);\n"
               "  return v;\n"
+              "}\n"
+              "__global__ void total(const float* in, float* out) {\n"
+              "  float s = all_lanes(in[threadIdx.x]);\n"
+              "  if (threadIdx.x % warpSize == 0) atomicAdd(out, s);\n"
               "}\n")
     (src / "k.cu").write_text(kernel)
     report = compat_tree(src, tmp_path / "out", ConvertOptions(fix=True)).report
@@ -1444,3 +1480,90 @@ def test_a_warp_count_stored_as_a_value_is_not_widened(tmp_path):
     assert logical_warp_reasons(findings) == [
         "the warp count `blockDim.x / 32` in `out[32] = blockDim.x / 32;` (line 6) keeps a 32-lane meaning: it is "
         "stored to memory, whose readers keep its 32-lane meaning"]
+
+
+# -- Warp code in macro bodies (HP1118, issue 11's third hunt) ------------------------------------
+
+_MACRO_LEAD = ("#define DEFINE_LEAD(T) \\\n"
+               "  __device__ T lead(T v) { return v - __shfl_sync(0xffffffff, v, 0) + warpSize; }\n"
+               "DEFINE_LEAD(int)\n"
+               "__global__ void k(const int* in, int* out) {\n"
+               "  int lane = threadIdx.x % 32;\n"
+               "  out[threadIdx.x] = lead(in[threadIdx.x]) + lane;\n"
+               "}\n")
+_MACRO_MASK = ("2:51 HP1101 the full lane mask 0xffffffff of __shfl_sync was widened to hipport_wave_lanes(), the lanes "
+               "of its wavefront: HIP's warp builtins take 64-bit masks")
+
+
+def test_a_device_function_defined_by_a_macro_is_reported_and_fixed_as_logical_warps(tmp_path):
+    """A device function written in a #define calls __shfl_sync: the port says it keeps it as
+    written (HP1118) and --fix runs the macro body as 32-lane logical warps (its collectives are
+    helpers, warpSize is 32). Kernel k, after the macro's call with no semicolon (its
+    __global__ lies in the parser's ERROR node), is a kernel; it calls lead and runs as logical
+    warps too. Before, neither the plain port nor --fix said a word about the macro, and k's
+    HP1103 was lost under --fix."""
+    _, findings = port(tmp_path, _MACRO_LEAD, name="k.cu")
+    assert findings == [
+        "1:9 HP1118 DEFINE_LEAD: the device code this macro defines calls warp collectives (__shfl_sync), and hipport "
+        "does not follow collectives through macro bodies, so the port keeps it as written and its results may "
+        "depend on the wavefront width (32 lanes in CUDA, 64 on gfx9)",
+        _MACRO_MASK,
+        "5:28 HP1103 threadIdx.x % 32: the literal 32 assumes 32-wide warps",
+    ]
+    text, findings = port(tmp_path, _MACRO_LEAD, name="k.cu", fix=True)
+    assert _HELPER_BLOCK.sub("", text.replace(WAVE_LANES_BLOCK, "")).splitlines()[1:] == [
+        "#define DEFINE_LEAD(T) \\",
+        "  __device__ T lead(T v) { return v - hipport_warp32_shfl_sync(hipport_wave_lanes(), v, 0) + 32; }",
+        "DEFINE_LEAD(int)",
+        "__global__ void k(const int* in, int* out) {",
+        "  int lane = threadIdx.x % 32;",
+        "  out[threadIdx.x] = lead(in[threadIdx.x]) + lane;",
+        "}",
+    ]
+    assert findings == [
+        logical("1:9", "the code the macro DEFINE_LEAD defines") + "its collectives are macro text, whose uses --fix "
+        "does not follow",
+        _MACRO_MASK,
+        logical("4:17", "k") + "the lane number `lane` in `out[threadIdx.x] = lead(in[threadIdx.x]) + lane;` (line 6) "
+        "keeps a 32-lane meaning: it is combined with a value whose meaning is 32 lanes",
+    ]
+
+
+def test_a_macro_defined_device_function_is_left_with_hp1111_where_logical_warps_are_declined(tmp_path):
+    source = ("void launch(int* n) { cudaDeviceProp prop; cudaGetDeviceProperties(&prop, 0); *n = prop.warpSize; }\n"
+              "#define DEFINE_LEAD(T) \\\n"
+              "  __device__ T lead(T v) { return v - __shfl_sync(0xffffffff, v, 0); }\n"
+              "DEFINE_LEAD(int)\n")
+    text, findings = port(tmp_path, source, name="k.cu", fix=True)
+    assert "hipport_warp32" not in text
+    assert findings[0] == (
+        "2:9 HP1111 --fix left the macro DEFINE_LEAD as written: its device code calls warp collectives "
+        "(__shfl_sync), which --fix does not follow through macro bodies; nor can it run as 32-lane logical warps: "
+        "host code reads the device's warp size (k.cu:1), which is 64 on gfx9, while the logical warps are 32 lanes")
+    assert len(findings) == 2 and " HP1101 " in findings[1]
+
+
+def test_a_kernel_whose_specifier_macro_is_unknown_keeps_its_findings_under_fix(tmp_path):
+    """MY_KERNEL comes from a header outside the tree, so the parser sees a host function that
+    names threadIdx and __shfl_sync. The port reports its broadcast (HP1117); --fix cannot run it
+    as logical warps and says so (HP1111) instead of dropping its findings."""
+    source = ("#include <mylib/attrs.h>\n"
+              "MY_KERNEL void k(const int* in, int* out) {\n"
+              "  out[threadIdx.x] = __shfl_sync(0xffffffff, in[threadIdx.x], 0);\n"
+              "}\n")
+    mask = ("3:34 HP1101 the full lane mask 0xffffffff of __shfl_sync was widened to hipport_wave_lanes(), the lanes "
+            "of its wavefront: HIP's warp builtins take 64-bit masks")
+    _, findings = port(tmp_path, source, name="k.cu")
+    assert findings == [
+        "3:22 HP1117 k: the warp-collective value `__shfl_sync(0xffffffff, in[threadIdx.x], 0)` (line 3) makes the "
+        "result depend on the warp's width: it is stored to memory other than a per-warp __shared__ slot written by "
+        "the warp's first lane (a CUDA warp has 32 lanes, a gfx9 wavefront 64, and the port keeps this code as "
+        "written)", mask]
+    text, findings = port(tmp_path, source, name="k.cu", fix=True)
+    assert "hipport_warp32" not in text
+    assert findings == [
+        "2:16 HP1111 --fix left k as written: it holds warp code but is not seen as device code (no __global__ or "
+        "__device__ the parser reads), so --fix cannot run it as 32-lane logical warps", mask]
+    text, findings = port(tmp_path, source.replace("  out[", "  int lane = threadIdx.x % 32;\n  out[").replace(
+        ", 0);", ", 0) + lane;"), name="k.cu", fix=True)
+    assert [f.split(" ")[1] for f in findings] == ["HP1111", "HP1103", "HP1101"]

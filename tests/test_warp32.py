@@ -209,8 +209,8 @@ def test_helpers_block_holds_only_what_is_used_and_what_it_needs():
 # -- which strategy, and where logical warps are declined ----------------------------------------
 
 def test_one_file_widens_one_unit_and_runs_the_other_as_logical_warps(tmp_path):
-    """Two units of one file: sum widens (HP1107), rank cannot (its ballot is stored) and runs as
-    logical warps; neither gets the other's rewrites."""
+    """Two units of one file: sum with its caller total widens (HP1107), rank cannot (its ballot
+    is stored) and runs as logical warps; neither gets the other's rewrites."""
     text, findings = port_text(tmp_path, (
         "__device__ float sum(float v) {\n"
         "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);\n"
@@ -219,6 +219,10 @@ def test_one_file_widens_one_unit_and_runs_the_other_as_logical_warps(tmp_path):
         "__global__ void rank(const int* in, unsigned int* bits) {\n"
         "  unsigned int b = __ballot_sync(0xffffffff, in[threadIdx.x] > 0);\n"
         "  if (threadIdx.x % 32 == 0) bits[threadIdx.x / 32] = b;\n"
+        "}\n"
+        "__global__ void total(const float* in, float* out) {\n"
+        "  float s = sum(in[threadIdx.x]);\n"
+        "  if (threadIdx.x % 32 == 0) atomicAdd(out, s);\n"
         "}\n"))
     assert "  for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_down_sync(hipport_wave_lanes(), v, o);\n" in text
     assert "  unsigned int b = hipport_warp32_ballot_sync(hipport_wave_lanes(), in[threadIdx.x] > 0);\n" in text
@@ -231,6 +235,7 @@ def test_one_file_widens_one_unit_and_runs_the_other_as_logical_warps(tmp_path):
         "5:17 HP1116 --fix ported rank",
         "6:34 HP1101 the full lane mask 0xffffffff of __ballot_sync was widened to hipport_wave_lanes(), the lanes of its wavefront: HIP's warp "
         "builtins take 64-bit masks",
+        "11:21 HP1107 lane arithmetic: % 32 rewritten to % warpSize",
     ]
 
 

@@ -427,3 +427,112 @@ def test_a_kernel_launched_with_a_two_dimensional_block_keeps_its_lanes(layout, 
     assert '"HP1116"' in report and '"HP1111"' not in report
     result = run(tmp_path / "fix" if layout != "same file" else kernel, wave)
     assert (result.returncode, result.stdout) == (0, "208 308 240 256 272 204 304 236 \n")
+
+
+# -- Device code --fix reaches only across a boundary it does not follow (issue 11, third hunt) -----
+_UNSEEN_MAIN = """\
+int main() {
+  const int n = 192;
+  int h_in[n], h_out[n];
+  for (int i = 0; i < n; ++i) h_in[i] = (i * 37 + 11) % 21 - 8;
+  int *in, *out;
+  cudaMalloc(&in, sizeof(h_in));
+  cudaMalloc(&out, sizeof(h_out));
+  cudaMemcpy(in, h_in, sizeof(h_in), cudaMemcpyHostToDevice);
+  LAUNCH;
+  cudaMemcpy(h_out, out, sizeof(h_out), cudaMemcpyDeviceToHost);
+  long long sum = 0;
+  for (int i = 0; i < n; ++i) sum += (long long)h_out[i] * (i % 13 + 1);
+  printf("%d %d %d %d %lld\\n", h_out[0], h_out[31], h_out[32], h_out[63], sum);
+  return 0;
+}
+"""
+_UNSEEN_HEAD = "#include <cstdio>\n#include <cuda_runtime.h>\n"
+_UNSEEN_APPLY = ("template <typename Op>\n"
+         "__global__ void apply(const int* in, int* out, Op op) {\n"
+         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "  out[i] = op(in[i]);\n"
+         "}\n")
+_UNSEEN_LEAD = "__device__ int lead(int v) { return __shfl_sync(0xffffffff, v, 0); }\n"
+_UNSEEN_PROGRAMS = {
+    "host lambda": {"k.cu": _UNSEEN_HEAD + (
+        "template <typename F>\n"
+        "__global__ void each(int n, F f) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) f(i);\n"
+        "}\n") + _UNSEEN_MAIN.replace("LAUNCH", (
+        "each<<<n / 64, 64>>>(n, [=] __device__ (int i) {\n"
+        "    int v = in[i];\n"
+        "    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);\n"
+        "    out[i] = v * 100 + in[i] - __shfl_sync(0xffffffff, in[i], 0);\n"
+        "  })"))},
+    "functor": {"k.cu": _UNSEEN_HEAD + (
+        "struct LeadDiff {\n"
+        "  __device__ int operator()(int v) const { return v - __shfl_sync(0xffffffff, v, 0); }\n"
+        "};\n") + _UNSEEN_APPLY + _UNSEEN_MAIN.replace("LAUNCH", "apply<<<n / 64, 64>>>(in, out, LeadDiff())")},
+    "function called by a functor": {"k.cu": _UNSEEN_HEAD + _UNSEEN_LEAD + (
+        "struct LeadDiff {\n"
+        "  __device__ int operator()(int v) const { return v - lead(v); }\n"
+        "};\n") + _UNSEEN_APPLY + _UNSEEN_MAIN.replace("LAUNCH", "apply<<<n / 64, 64>>>(in, out, LeadDiff())")},
+    "macro-defined kernel": {"k.cu": _UNSEEN_HEAD + (
+        "#define DEFINE_NEXT_DIFF(NAME, T)                            \\\n"
+        "  __global__ void NAME(const T* in, T* out) {                \\\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;           \\\n"
+        "    T v = in[i];                                             \\\n"
+        "    out[i] = v - __shfl_down_sync(0xffffffff, v, 1);         \\\n"
+        "  }\n"
+        "DEFINE_NEXT_DIFF(next_diff, int)\n") + _UNSEEN_MAIN.replace("LAUNCH", "next_diff<<<n / 64, 64>>>(in, out)")},
+    "function-pointer template argument": {"k.cu": _UNSEEN_HEAD + _UNSEEN_LEAD + (
+        "template <int (*F)(int)>\n"
+        "__global__ void map(const int* in, int* out) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  out[i] = in[i] - F(in[i]);\n"
+        "}\n") + _UNSEEN_MAIN.replace("LAUNCH", "map<lead><<<n / 64, 64>>>(in, out)")},
+    "extern function of another file": {
+        "lead.cu": "#include <cuda_runtime.h>\n" + _UNSEEN_LEAD,
+        "k.cu": _UNSEEN_HEAD + (
+            "extern __device__ int lead(int v);\n"
+            "__global__ void diff(const int* in, int* out) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  out[i] = in[i] - lead(in[i]);\n"
+            "}\n") + _UNSEEN_MAIN.replace("LAUNCH", "diff<<<n / 64, 64>>>(in, out)")},
+}
+
+#: Each program's output: (the CUDA logic at width 32 = the fixed port at widths 64 and 32, the
+#: unfixed port at width 64), the lines of --fix's HP1116 findings, and the warnings and errors
+#: of the port without --fix.
+_UNSEEN_EXPECTED = {
+    "host lambda": ("5200 5192 7700 7692 8280156", "5200 5192 7708 7700 8285748", ["k.cu:4", "k.cu:16"],
+                    ["k.cu:18 HP1104"]),
+    "functor": ("0 -8 0 -8 -244", "0 -8 8 0 5348", ["k.cu:4"], ["k.cu:4 HP1117"]),
+    "function called by a functor": ("0 -8 0 -8 -244", "0 -8 8 0 5348", ["k.cu:3", "k.cu:5"], ["k.cu:5 HP1117"]),
+    "macro-defined kernel": ("5 0 5 0 105", "5 -16 5 0 54", ["k.cu:3"], ["k.cu:3 HP1118"]),
+    "function-pointer template argument": ("0 -8 0 -8 -244", "0 -8 8 0 5348", ["k.cu:3"], ["k.cu:3 HP1117"]),
+    "extern function of another file": ("0 -8 0 -8 -244", "0 -8 8 0 5348", ["lead.cu:2"], ["lead.cu:2 HP1117"]),
+}
+
+
+@pytest.mark.parametrize("name", list(_UNSEEN_PROGRAMS))
+def test_warp_code_called_across_a_boundary_fix_does_not_follow_runs_as_logical_warps(name, tmp_path):
+    """Warp code whose callers --fix cannot follow: a __device__ lambda written in host code, a
+    functor's operator() (and a function only it calls), a kernel defined by a macro, a function
+    passed as a template argument, an extern function of another .cu. Before, each kept its
+    collectives at the wavefront's width and printed the unfixed port's wrong line at width 64
+    with no finding. The port now reports each (HP1117, HP1118, or a 32-wide assumption in it)
+    and --fix runs that code as 32-lane logical warps (HP1116 at each unit): the CUDA result at
+    widths 64 and 32."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for file, text in _UNSEEN_PROGRAMS[name].items():
+        (src / file).write_text(text)
+    reference, unfixed, logical_lines, reported = _UNSEEN_EXPECTED[name]
+    plain = convert_tree(src, tmp_path / "port", ConvertOptions()).report
+    assert [f"{f.path}:{f.line} {f.rule_id}" for f in plain.findings if f.severity != "info"] == reported
+    report = convert_tree(src, tmp_path / "fix", ConvertOptions(fix=True)).report
+    assert [f"{f.path}:{f.line}" for f in report.findings if f.rule_id == "HP1116"] == logical_lines
+    assert not [f for f in report.findings if f.severity == "error"]
+    for wave in (64, 32):
+        result = run(tmp_path / "fix", wave)
+        assert (result.returncode, result.stdout) == (0, reference + "\n")
+    assert run(tmp_path / "port", 32).stdout == reference + "\n"
+    assert run(tmp_path / "port", 64).stdout == unfixed + "\n"
