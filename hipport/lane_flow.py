@@ -465,6 +465,34 @@ def _candidates(flow: _Flow) -> Iterator[tuple[tree_sitter.Node, str]]:
         stack.extend(reversed(node.children))
 
 
+def global_warp_indexes(scan: "_Scan", function: tree_sitter.Node) -> list[tuple[tree_sitter.Node, str]]:
+    """The warp numbers of ``function`` (``threadIdx.x / warpSize`` and the like) that index memory
+    other than the block's ``__shared__`` arrays, alone or in a sum or product
+    (``out[blockIdx.x * (blockDim.x / warpSize) + wid]``): one entry per warp, so a 64-lane
+    wavefront writes half as many entries as CUDA's 32-lane warps, and the host must size and
+    read that memory for the device's warp size. Each as (warp number node, the array's text)."""
+    flow = _Flow(scan, function)
+    found = []
+    for node, kind in _candidates(flow):
+        if kind != "warp":
+            continue
+        child = node
+        while child.parent is not None and (child.parent.type in _TRANSPARENT or (
+                child.parent.type == "binary_expression"
+                and scan.text(child.parent.child_by_field_name("operator")) in ("+", "-", "*"))):
+            child = child.parent
+        subscript = child.parent.parent if child.parent is not None and \
+            child.parent.type == "subscript_argument_list" else child.parent
+        if subscript is None or subscript.type != "subscript_expression" or \
+                child == subscript.child_by_field_name("argument"):
+            continue
+        array = _strip(subscript.child_by_field_name("argument"))
+        name = scan.text(array) if array is not None else ""
+        if name not in flow.shared:
+            found.append((node, name))
+    return found
+
+
 def _shuffle_literals(flow: _Flow) -> Iterator[tuple[tree_sitter.Node, str]]:
     """Shuffles of the function whose lane, offset or width is a literal that keeps a 32-lane
     meaning once the unit is widened."""

@@ -346,6 +346,16 @@ class _Locals:
 
 
 
+def _without_template_arguments(name: str) -> str:
+    """``WarpOps<32>::reduce`` -> ``WarpOps::reduce``, ``f<A<B>>`` -> ``f``: a callee's name
+    without its template arguments (nested ones too)."""
+    while True:
+        stripped = re.sub(r"<[^<>]*>", "", name)
+        if stripped == name:
+            return name
+        name = stripped
+
+
 def _union_root(parent: dict, key):
     """The root of ``key``'s set in the union-find forest ``parent`` (child -> parent; a key not
     seen yet becomes its own root), halving the path on the way."""
@@ -597,13 +607,40 @@ class _Scan:
             self.ctx.report("warp-logical-fixed", node, name=f"the code the macro {name} defines",
                             reason="its collectives are macro text, whose uses --fix does not follow")
 
+    def host_sized_warp_outputs(self, function: tree_sitter.Node) -> list[tuple[tree_sitter.Node, str]]:
+        """In a device function that names ``warpSize``: each warp number indexing memory outside
+        the block (:func:`hipport.lane_flow.global_warp_indexes`) while no host code of its
+        program reads the device's warp size (:meth:`host_reads`), so the host sizes and reads
+        that per-warp output for CUDA's 32 lanes: (node, reason)."""
+        if not self.is_device(function) or b"warpSize" not in self.ctx.text(function) or self.host_reads():
+            return []
+        return [(node, f"the warp number `{' '.join(self.text(node).split())}` (line {node.start_point[0] + 1}) "
+                       f"indexes {array or 'memory'}, outside the block, with an entry per warp of warpSize lanes: "
+                       "a 64-lane wavefront writes half as many entries as CUDA's 32-lane warps, and no host code "
+                       "of the program reads the device's warp size to size or read them")
+                for node, array in lane_flow.global_warp_indexes(self, function)]
+
     def lane_flow(self) -> None:
         """--fix: each use of a lane or warp number (and each shuffle with a literal lane, offset
         or width) whose meaning widening would change is an item with no fix
-        (:func:`hipport.lane_flow.unsafe_uses`), so a unit holding one is not widened."""
+        (:func:`hipport.lane_flow.unsafe_uses`), so a unit holding one is not widened. A
+        per-warp output a host sizes for 32 lanes (:meth:`host_sized_warp_outputs`) is an item
+        of its own, so even a function written with ``warpSize`` runs as 32-lane logical warps;
+        where those are declined, the function (right for any width on its device side) is left
+        as written with HP1117, as without --fix."""
         for function in _query(_DEFINITIONS, self.ctx.root):
             if warp32.is_own_helper(self, function):
                 continue
+            if not self.is_device(function) and not warp32.device_lambdas(self, function) and \
+                    not self._device_only_words(function, []):
+                continue  # host code: a loop up to n / 32 there counts no warps of a block
+            outputs = self.host_sized_warp_outputs(function)
+            if outputs and warp32.blocker(self, [function], self.host_reads()) is None:
+                for node, reason in outputs:
+                    self.add(_Item(function.start_byte, node, None, "", {}, None, reason))
+            else:  # written for any width on the device side: left so, with the warning
+                for node, reason in outputs:
+                    self.ctx.report("warp-width-dependent", node, name=self.function_name(function), reason=reason)
             for node, reason in lane_flow.unsafe(self, function):
                 self.add(_Item(function.start_byte, node, None, "", {}, None, reason, audit=True))
             tile = _TILE.search(self.ctx.text(function))
@@ -668,8 +705,8 @@ class _Scan:
         if self.tree is not None and self.ctx.path in self.tree.functions.get(name, ()):
             return None  # a header's function other files call: decided across the tree
         calls = 0
-        for match in re.finditer(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])", code):
-            node = self.ctx.node_at(match.start(), match.end())
+        for start, end in self._name_uses(code).get(name, ()):
+            node = self.ctx.node_at(start, end)
             use = node.parent
             if use is not None and use.type in ("qualified_identifier", "template_function") and \
                     use.child_by_field_name("name") == node:
@@ -694,6 +731,20 @@ class _Scan:
             return ("no code of its file calls it (an extern function called from another file, or a header's "
                     "function with no caller here)")
         return None
+
+    def _name_uses(self, code: bytes) -> dict[str, list[tuple[int, int]]]:
+        """Where each name of a function defined in the file occurs in ``code`` (the file with
+        comments and literals blanked): name -> (start, end) byte spans; found in one pass over
+        the file and kept, so following every function's callers stays linear in its size."""
+        if not hasattr(self, "_uses_by_name"):
+            names = {self.function_name(node).split("::")[-1].split("<")[0].strip()
+                     for node in _query(_DEFINITIONS, self.ctx.root)}
+            wanted = {name.encode() for name in names}
+            self._uses_by_name: dict[str, list[tuple[int, int]]] = {}
+            for match in _IDENTIFIER_WORD.finditer(code):
+                if match.group() in wanted:
+                    self._uses_by_name.setdefault(match.group().decode(), []).append((match.start(), match.end()))
+        return self._uses_by_name
 
     def _unseen_callees(self, function: tree_sitter.Node) -> list[tuple[tree_sitter.Node, str, str]]:
         """The calls of ``function`` to code --fix does not see: (call, callee name, what it is)."""
@@ -752,22 +803,30 @@ class _Scan:
         names ``warpSize`` was written for a width chosen at run time and is not reported."""
         assumed = set()
         for item in self.items:
-            if hasattr(item.at, "start_byte"):
+            # a widened full mask, or a use that only blocks --fix (no finding of its own), reports nothing
+            if hasattr(item.at, "start_byte") and not item.standalone and item.check is not None:
                 function = self.function_of(item.at)
                 if function is not None:
                     assumed.add(function.start_byte)
+        returning = lane_flow.collective_functions(self)
         for function in _query(_DEFINITIONS, self.ctx.root):
-            if function.start_byte in assumed or warp32.is_own_helper(self, function):
+            if warp32.is_own_helper(self, function):
+                continue
+            text = self.ctx.text(function)
+            if _WARPSIZE.search(text):  # written for a width known at run time, but not its host's side
+                for node, reason in self.host_sized_warp_outputs(function):
+                    self.ctx.report("warp-width-dependent", node, name=self.function_name(function), reason=reason)
+                continue
+            if function.start_byte in assumed:
                 continue
             if not self.is_device(function) and not self._device_only_words(function, warp32.device_lambdas(self, function)):
                 continue  # host code (device code whose specifiers the parser did not read is followed)
-            text = self.ctx.text(function)
-            if not lane_flow.has_collectives(text) or _WARPSIZE.search(text):
-                continue  # no collective, or written for a width known at run time
+            if not lane_flow.has_collectives(text) and not any(
+                    re.search(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"\s*[(<]", text) for name in returning):
+                continue  # no collective of its own, and no call of a function returning one
             for node, reason in lane_flow.unsafe(self, function):
                 self.ctx.report("warp-width-dependent", node, name=self.function_name(function), reason=reason)
         code = code_only(self.ctx.source)
-        returning = lane_flow.collective_functions(self)
         for function in _query(_DEFINITIONS, self.ctx.root):
             if function.start_byte in assumed or warp32.is_own_helper(self, function):
                 continue
@@ -817,7 +876,7 @@ class _Scan:
         for node in _query(_CALL_NODES, self.ctx.root):
             function = node.child_by_field_name("function")
             if function is not None and function.type in ("identifier", "qualified_identifier", "template_function"):
-                calls.append((node, self.text(function).split("<")[0].split("::")[-1].strip()))
+                calls.append((node, _without_template_arguments(self.text(function)).split("::")[-1].strip()))
             elif function is not None and function.type == "field_expression":  # w.sum(v), p->sum(v)
                 member = lane_flow._call_name(self, node)
                 if member in definitions:  # by name: every class's member of that name shares the fate
@@ -842,10 +901,19 @@ class _Scan:
                 self.links.append((caller.start_byte, ("tree", "function", name, shared)))
                 continue
             if caller is not None and name not in definitions and not name.startswith("__") and _WARP_HELPER.search(name) \
-                    and self.is_device(caller):  # host code calls no warp helper: WarpShare() builds an object
+                    and self.is_device(caller) and name not in self.type_and_macro_names():
+                # host code calls no warp helper; WarpShare() builds an object of the file's struct,
+                # LAST_LANE(v) calls the file's macro
                 self.add(_Item(caller.start_byte, call, None, name, {}, None,
                                f"it calls {name} (line {call.start_point[0] + 1}), defined in another file: --fix "
                                "cannot tell which wavefront width that function assumes", external=True))
+
+    def type_and_macro_names(self) -> frozenset[str]:
+        """The names of the file's structs, classes and macros (a call of one is no function's)."""
+        if not hasattr(self, "_type_and_macro_names"):
+            self._type_and_macro_names = frozenset(match.group(1).decode() for match in _TYPE_OR_MACRO_NAME.finditer(
+                self.ctx.source))
+        return self._type_and_macro_names
 
     def file_scope_links(self) -> None:
         """A function that uses a name declared by a file-scope declaration holding a 32-wide
@@ -1551,9 +1619,11 @@ class _Scan:
     def host_reads(self) -> list[str]:
         """``path:line`` of this file's and (through the tree) other files' reads of the
         device's warp size (:func:`hipport.warp32.host_warp_size_reads`)."""
-        own = [f"{self.ctx.path}:{line}" for line in warp32.host_warp_size_reads(self.ctx.source, self.ctx.root)]
-        shared = self.tree.host_reads.get(self.ctx.path, ()) if self.tree is not None else ()
-        return own + [read for read in shared if read not in own]
+        if not hasattr(self, "_host_reads"):
+            own = [f"{self.ctx.path}:{line}" for line in warp32.host_warp_size_reads(self.ctx.source, self.ctx.root)]
+            shared = self.tree.host_reads.get(self.ctx.path, ()) if self.tree is not None else ()
+            self._host_reads = own + [read for read in shared if read not in own]
+        return self._host_reads
 
     def logical_blocker(self, items: list[_Item], starts: list[int]) -> str | None:
         """Why a group (its items, its function start bytes) cannot run as 32-lane logical warps
@@ -1700,6 +1770,9 @@ class _Scan:
         """The host function ``function`` names, outside its ``__device__`` lambdas, what only
         device code can (``threadIdx``, a warp intrinsic, ``__syncthreads``): device code whose
         specifiers the parser did not read (a kernel after a macro call in an error node)."""
+        outer = self.function_of(function.parent) if function.parent is not None else None
+        if outer is not None:  # CUDA_KERNEL_LOOP(i, n) { ... } parsed as a function in a function
+            return False  # the enclosing function's code: decided with it
         code = bytearray(code_only(self.ctx.source[function.start_byte:function.end_byte]))
         for lambda_ in lambdas:
             start, end = lambda_.start_byte - function.start_byte, lambda_.end_byte - function.start_byte
@@ -1740,6 +1813,9 @@ class _Scan:
         return self.ctx.source.rfind(b"\n", 0, top.start_byte) + 1
 
 
+_IDENTIFIER_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_TYPE_OR_MACRO_NAME = re.compile(rb"(?:(?<![A-Za-z0-9_])(?:struct|class)\s+|^[ \t]*#[ \t]*define[ \t]+)([A-Za-z_]\w*)",
+                                 re.MULTILINE)
 _DEVICE_ONLY_WORD = re.compile(rb"(?<![A-Za-z0-9_.>])(?:threadIdx|blockIdx|__syncthreads|__syncwarp|__shfl\w*|__ballot\w*|"
                                rb"__any_sync|__all_sync|__activemask|__match_\w+|warpSize)(?![A-Za-z0-9_])")
 _MACRO_FUNCTION = re.compile(rb"(?<![A-Za-z0-9_])(?:__global__|__device__)(?![A-Za-z0-9_])")
@@ -2697,8 +2773,9 @@ def _block_with_rows(block: str, scope: str) -> str | None:
     """The block argument ``block`` of a kernel launch (its text), when it has a second or third
     dimension: ``dim3(32, 4)`` or ``{32, 4}`` written out, or a name that ``scope`` (the launching
     function's text) declares as ``dim3 name(32, 4)`` / ``dim3 name = dim3(32, 4)`` / ``{32, 4}``
-    or sets ``name.y`` of (to anything but 1). Returns how the block is written, or None (one
-    dimension, or not known here: a parameter, a function's result)."""
+    or sets ``name.y`` of (to anything but 1), or a ``dim3`` the function is given (a parameter)
+    or gets from a call, whose rows are not known. Returns how the block is written, or None
+    (one dimension: a number, an ``int``, a ``dim3`` of one dimension)."""
     text = " ".join(block.split())
     written = re.match(r"(?:dim3\s*)?(?=[({])", text)
     if written is not None and not re.match(r"\w", text[written.end():written.end() + 1] or "x"):
@@ -2711,7 +2788,15 @@ def _block_with_rows(block: str, scope: str) -> str | None:
         if _more_than_one_dimension(arguments):
             return f"dim3 {text}({', '.join(arguments)})"
     setter = re.search(rf"\b{name}\s*\.\s*[yz]\s*=(?!=)\s*(?!1u?\s*;)[^;]*;", scope)
-    return " ".join(setter.group(0).split()) if setter else None
+    if setter:
+        return " ".join(setter.group(0).split())
+    # a dim3 the launching function is given (a parameter) or gets from a call: its rows are not
+    # known here, so the block may have them
+    if re.search(rf"\bdim3\s*(?:const\s*)?&?\s*{name}\s*[,)]", scope):
+        return f"dim3 {text} passed in (its rows are not known)"
+    if re.search(rf"\bdim3\s+{name}\s*=\s*(?!dim3\b)[A-Za-z_][\w:]*\s*\(", scope):
+        return f"dim3 {text} made by a call (its rows are not known)"
+    return None
 
 
 def two_dimensional_launches(path: str, source: bytes, root: tree_sitter.Node) -> list[tuple[str, str]]:

@@ -1567,3 +1567,85 @@ def test_a_kernel_whose_specifier_macro_is_unknown_keeps_its_findings_under_fix(
     text, findings = port(tmp_path, source.replace("  out[", "  int lane = threadIdx.x % 32;\n  out[").replace(
         ", 0);", ", 0) + lane;"), name="k.cu", fix=True)
     assert [f.split(" ")[1] for f in findings] == ["HP1111", "HP1103", "HP1101"]
+
+
+def test_a_function_object_named_like_a_warp_helper_is_no_helper_of_another_file(tmp_path):
+    """WarpSum() builds an object of a struct of the file: the kernel calling it is not taken as
+    calling a warp helper defined elsewhere (HP1111 said so before); the functor's operator(),
+    whose callers are not seen, runs as 32-lane logical warps."""
+    source = ("struct WarpSum {\n"
+              "  __device__ int operator()(int v) const {\n"
+              "    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);\n"
+              "    return v;\n"
+              "  }\n"
+              "};\n"
+              "__global__ void k(const int* in, int* out) { out[threadIdx.x] = WarpSum()(in[threadIdx.x]); }\n"
+              "int main() { k<<<1, 64>>>(nullptr, nullptr); WarpSum w; return 0; }\n")
+    text, findings = port(tmp_path, source, name="k.cu", fix=True)
+    assert "v += hipport_warp32_shfl_xor_sync(hipport_wave_lanes(), v, o);" in text
+    assert findings == [logical("2:18", "operator()") + "it is the operator() of a function object, called through "
+                        "objects that are not followed, so --fix does not see its callers and its warp logic keeps "
+                        "CUDA's 32 lanes",
+                        "3:59 HP1101 the full lane mask 0xffffffff of __shfl_xor_sync was widened to "
+                        "hipport_wave_lanes(), the lanes of its wavefront: HIP's warp builtins take 64-bit masks"]
+
+
+def test_a_kernel_loop_macro_with_a_body_is_the_kernel_s_own_code(tmp_path):
+    """CUDA_KERNEL_LOOP(i, n) { ... } (Caffe's grid-stride loop) parses as a function inside
+    the kernel: its collectives are the kernel's, run as logical warps with it, and no HP1111
+    says it is not device code."""
+    source = ("#define CUDA_KERNEL_LOOP(i, n) \\\n"
+              "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)\n"
+              "__global__ void lead_diff(const int n, const float* in, float* out) {\n"
+              "  CUDA_KERNEL_LOOP(index, n) {\n"
+              "    float v = in[index];\n"
+              "    out[index] = v - __shfl_sync(0xffffffff, v, 0);\n"
+              "  }\n"
+              "}\n")
+    text, findings = port(tmp_path, source, name="k.cu", fix=True)
+    assert "    out[index] = v - hipport_warp32_shfl_sync(hipport_wave_lanes(), v, 0);\n" in text
+    assert [f.split(" ")[1] for f in findings] == ["HP1116", "HP1101"]
+    assert findings[0].startswith(logical("3:17", "lead_diff"))
+
+
+def test_a_ballot_stored_to_memory_and_a_broadcast_helper_are_reported_without_fix(tmp_path):
+    """The fourth hunt's silent plain ports: a ballot stored through an unsigned* (the lanes
+    32-63 of a 64-lane wavefront are lost), whose only other item blocks --fix without a
+    finding, and a broadcast helper whose caller stores its result per thread (the helper's
+    callers are seen, so the caller is where the width shows). Each gets HP1117."""
+    _, findings = port(tmp_path, (
+        "__global__ void k(const int* in, unsigned* out) {\n"
+        "  int gid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  out[gid] = __ballot_sync(0xffffffff, in[gid] > 0);\n"
+        "}\n"), name="k.cu")
+    assert [f.split(" (a CUDA warp")[0] for f in findings if " HP1101 " not in f] == [
+        "3:14 HP1117 k: the warp-collective value `__ballot_sync(0xffffffff, in[gid] > 0)` (line 3) makes the result "
+        "depend on the warp's width: it is stored to memory other than a per-warp __shared__ slot written by the "
+        "warp's first lane"]
+    _, findings = port(tmp_path, (
+        "__device__ int bcast0(int v) { return __shfl_sync(0xffffffff, v, 0); }\n"
+        "__global__ void k(const int* in, int* out) {\n"
+        "  int gid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  out[gid] = in[gid] - bcast0(in[gid]);\n"
+        "}\n"), name="k.cu")
+    assert [f.split(" (a CUDA warp")[0] for f in findings if " HP1101 " not in f] == [
+        "4:24 HP1117 k: the warp-collective value `bcast0(in[gid])` (line 4) makes the result depend on the warp's "
+        "width: it is stored to memory other than a per-warp __shared__ slot written by the warp's first lane"]
+
+
+def test_a_static_member_of_a_class_template_is_the_file_s_function(tmp_path):
+    """WarpOps<32>::sum(v) calls the file's member sum, not a warp helper named WarpOps defined
+    in another file (HP1111 said so): the kernel and the members run as logical warps."""
+    source = ("template <int W>\n"
+              "struct WarpOps {\n"
+              "  static __device__ int sum(int v) {\n"
+              "    for (int o = W / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);\n"
+              "    return v;\n"
+              "  }\n"
+              "};\n"
+              "__global__ void k(const int* in, int* out) {\n"
+              "  int s = WarpOps<32>::sum(in[threadIdx.x]);\n"
+              "  out[threadIdx.x] = s;\n"
+              "}\n")
+    _, findings = port(tmp_path, source, name="k.cu", fix=True)
+    assert [f.split(" ")[:2] for f in findings if " HP1101 " not in f] == [["3:25", "HP1116"], ["8:17", "HP1116"]]

@@ -402,7 +402,7 @@ int main()
 """
 
 
-@pytest.mark.parametrize("layout", ["same file", "launched from another file"])
+@pytest.mark.parametrize("layout", ["same file", "launched from another file", "block passed in"])
 @pytest.mark.parametrize("wave", [64, 32])
 def test_a_kernel_launched_with_a_two_dimensional_block_keeps_its_lanes(layout, wave, tmp_path):
     """A kernel whose file never names threadIdx.y, launched with dim3 block(32, 4): each row of
@@ -415,17 +415,23 @@ def test_a_kernel_launched_with_a_two_dimensional_block_keeps_its_lanes(layout, 
     head = "#include <cstdio>\n#include <cuda_runtime.h>\n"
     if layout == "same file":
         (src / "rows.cu").write_text(head + _ROW_KERNEL + _ROW_MAIN)
+    elif layout == "block passed in":  # the launching function is given the block: its rows are not known
+        (src / "rows.cu").write_text(head + _ROW_KERNEL + (
+            "static void launch(const int* in, int* out, dim3 block) { lanes<<<8, block>>>(in, out); }\n")
+            + _ROW_MAIN.replace("dim3 block(32, 4);\n    lanes<<<8, block>>>(d_in, d_out);",
+                                "launch(d_in, d_out, dim3(32, 4));"))
+        assert "dim3 block(32, 4)" not in (src / "rows.cu").read_text()
     else:
         (src / "kernel.cu").write_text("#include <cuda_runtime.h>\n" + _ROW_KERNEL)
         (src / "main.cu").write_text(head + "__global__ void lanes(const int* in, int* out);\n" + _ROW_MAIN)
     convert_tree(src, tmp_path / "fix", ConvertOptions(fix=True))
-    kernel = tmp_path / "fix" / ("rows.hip" if layout == "same file" else "kernel.hip")
+    kernel = tmp_path / "fix" / ("kernel.hip" if layout == "launched from another file" else "rows.hip")
     text = kernel.read_text()
     assert "% warpSize" not in text and "warpSize / 2" not in text
     assert "hipport_warp32_shfl_xor_sync(" in text
     report = (tmp_path / "fix" / "hipport-report.json").read_text()
     assert '"HP1116"' in report and '"HP1111"' not in report
-    result = run(tmp_path / "fix" if layout != "same file" else kernel, wave)
+    result = run(tmp_path / "fix" if layout == "launched from another file" else kernel, wave)
     assert (result.returncode, result.stdout) == (0, "208 308 240 256 272 204 304 236 \n")
 
 
@@ -536,3 +542,61 @@ def test_warp_code_called_across_a_boundary_fix_does_not_follow_runs_as_logical_
         assert (result.returncode, result.stdout) == (0, reference + "\n")
     assert run(tmp_path / "port", 32).stdout == reference + "\n"
     assert run(tmp_path / "port", 64).stdout == unfixed + "\n"
+
+
+_PER_WARP_OUTPUT = """\
+#include <cstdio>
+#include <cuda_runtime.h>
+__global__ void k(const int* in, int* out)
+{
+    int lane = threadIdx.x % warpSize;
+    int wid = threadIdx.x / warpSize;
+    int v = in[blockIdx.x * blockDim.x + threadIdx.x];
+    for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down_sync(0xffffffff, v, o);
+    if (lane == 0) out[blockIdx.x * (blockDim.x / warpSize) + wid] = v;
+}
+
+int main()
+{
+    static int h_in[512], h_out[16];
+    for (int i = 0; i < 512; ++i) h_in[i] = (i * 37 + 11) % 21 - 8;
+    int *d_in, *d_out;
+    cudaMalloc(&d_in, sizeof(h_in));
+    cudaMalloc(&d_out, sizeof(h_out));
+    cudaMemcpy(d_in, h_in, sizeof(h_in), cudaMemcpyHostToDevice);
+    cudaMemset(d_out, 0, sizeof(h_out));
+    k<<<2, 256>>>(d_in, d_out);
+    cudaMemcpy(h_out, d_out, sizeof(h_out), cudaMemcpyDeviceToHost);
+    for (int i = 0; i < 16; ++i) printf("%d ", h_out[i]);
+    printf("\\n");
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("wave", [64, 32])
+def test_a_per_warp_output_written_with_warp_size_but_read_for_32_lanes(wave, tmp_path):
+    """A kernel written with warpSize stores one sum per warp in global memory, and its host
+    reads 16 sums (two blocks of 256 threads in 32-lane warps) and never asks the device's warp
+    size. Widened code it is already, but at width 64 it writes 8 sums of 64 lanes: the port
+    reports the per-warp index (HP1117) and --fix runs the kernel as 32-lane logical warps, which
+    prints CUDA's 16 sums at both widths."""
+    source = tmp_path / "src" / "k.cu"
+    source.parent.mkdir()
+    source.write_text(_PER_WARP_OUTPUT)
+    reference = "52 77 60 64 68 51 76 59 63 67 71 54 79 41 87 49 \n"
+    port = convert_tree(source.parent, tmp_path / "port", ConvertOptions()).report
+    assert [(f.rule_id, f.line) for f in port.findings if f.severity != "info"] == [("HP1117", 9)]
+    fixed = convert_tree(source.parent, tmp_path / "fix", ConvertOptions(fix=True)).report
+    assert [(f.rule_id, f.line) for f in fixed.findings if f.rule_id in ("HP1116", "HP1111")] == [("HP1116", 3)]
+    assert run(tmp_path / "port" / "k.hip", 32).stdout == reference
+    if wave == 64:
+        assert run(tmp_path / "port" / "k.hip", 64).stdout != reference
+    result = run(tmp_path / "fix" / "k.hip", wave)
+    assert (result.returncode, result.stdout) == (0, reference)
+    # the same kernel whose host asks the device's warp size sizes its output for it: not reported
+    source.write_text(_PER_WARP_OUTPUT.replace("int main()\n{\n", "int main()\n{\n    cudaDeviceProp prop;\n"
+                                               "    cudaGetDeviceProperties(&prop, 0);\n"
+                                               "    printf(\"%d\\\\n\", prop.warpSize > 0);\n"))
+    port = convert_tree(source.parent, tmp_path / "port2", ConvertOptions()).report
+    assert [f.rule_id for f in port.findings if f.severity != "info"] == []
