@@ -759,6 +759,13 @@ def _is_source(flow: _Flow, node: tree_sitter.Node, held: set[str], functions: f
     returning one, or a read of a local holding one."""
     if node.type == "call_expression":
         name = _call_name(flow.scan, node)
+        if name in _SHUFFLE_ARGUMENTS:  # a shuffle of a literal gives that literal in every lane
+            arguments = [a for a in (node.child_by_field_name("arguments").named_children
+                                     if node.child_by_field_name("arguments") is not None else []) if a.type != "comment"]
+            value = _strip(arguments[1] if name.endswith("_sync") and len(arguments) > 1 else
+                           arguments[0] if arguments else None)
+            if value is not None and value.type in ("number_literal", "true", "false", "char_literal"):
+                return False
         return name in COLLECTIVE_CALLS or name in functions or name in shuffle_macros(flow.scan)
     if node.type == "identifier" and flow.text(node) in held:
         parent = node.parent
