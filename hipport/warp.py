@@ -387,6 +387,13 @@ class _Scan:
         function = self.function_of(node)
         return function.start_byte if function is not None else ("file", node.start_byte)
 
+    def code(self) -> bytes:
+        """The file with comments and literals blanked (:func:`hipport.parse.code_only`), made
+        once for the passes that search it for words of code."""
+        if not hasattr(self, "_code"):
+            self._code = code_only(self.ctx.source)
+        return self._code
+
     def locals_of(self, function: tree_sitter.Node | None) -> _Locals | None:
         if function is None:
             return None
@@ -576,7 +583,7 @@ class _Scan:
         bodies define -> (macro, line)) and ``macro_logical`` (edits, helpers used, the
         offset before which the helpers go), which :meth:`resolve` joins with the functions'."""
         source = self.ctx.source
-        code = code_only(source)
+        code = self.code()
         host_reads = self.host_reads() if self.fix else []
         for match in warp32._DEFINE.finditer(code):
             body = match.group(2)
@@ -669,7 +676,7 @@ class _Scan:
         assumed = {self.function_of(item.at).start_byte for item in self.items
                    if hasattr(item.at, "start_byte") and self.function_of(item.at) is not None}
         returning = lane_flow.collective_functions(self)
-        code = code_only(self.ctx.source)
+        code = self.code()
         for function in _query(_DEFINITIONS, self.ctx.root):
             kind = function_kind(self.ctx, function)
             if kind is None:  # host code: its __device__ lambdas run in kernels it does not follow
@@ -826,7 +833,7 @@ class _Scan:
                 continue  # no collective of its own, and no call of a function returning one
             for node, reason in lane_flow.unsafe(self, function):
                 self.ctx.report("warp-width-dependent", node, name=self.function_name(function), reason=reason)
-        code = code_only(self.ctx.source)
+        code = self.code()
         for function in _query(_DEFINITIONS, self.ctx.root):
             if function.start_byte in assumed or warp32.is_own_helper(self, function):
                 continue
@@ -1773,7 +1780,7 @@ class _Scan:
         outer = self.function_of(function.parent) if function.parent is not None else None
         if outer is not None:  # CUDA_KERNEL_LOOP(i, n) { ... } parsed as a function in a function
             return False  # the enclosing function's code: decided with it
-        code = bytearray(code_only(self.ctx.source[function.start_byte:function.end_byte]))
+        code = bytearray(self.code()[function.start_byte:function.end_byte])
         for lambda_ in lambdas:
             start, end = lambda_.start_byte - function.start_byte, lambda_.end_byte - function.start_byte
             code[start:end] = b" " * (end - start)
