@@ -28,6 +28,9 @@ from .edits import Edit
 #: The classification macros libstdc++'s <cmath> moves into namespace std (C11 7.12.3).
 NAMES = ("isfinite", "isnan", "isinf", "isnormal", "signbit", "fpclassify")
 _CALL = re.compile(rb"(?<![A-Za-z0-9_$:.>])(?:" + b"|".join(n.encode() for n in NAMES) + rb")(?=\s*\()")
+#: The names as bytes, for a substring test before :data:`_CALL` (a regex that starts with a
+#: lookbehind is tried at every byte: several times slower).
+_NAME_BYTES = tuple(name.encode() for name in NAMES)
 _MATH_H = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]math\.h[>\"]", re.MULTILINE)
 _USING_STD = re.compile(rb"\busing\s+namespace\s+std\s*;")
 
@@ -59,7 +62,7 @@ def analyze_classification_macros(ctx, offset: int) -> None:
             ``result.edits``, ``specifier_macros``).
         offset: the byte offset of the line the include goes before.
     """
-    if not _CALL.search(ctx.source) or not needs_math_h(ctx):
+    if not any(name in ctx.source for name in _NAME_BYTES) or not _CALL.search(ctx.source) or not needs_math_h(ctx):
         return
     newline = b"\r\n" if b"\r\n" in ctx.source else b"\n"
     prefix = b"" if offset == 0 or ctx.source[offset - 1:offset] == b"\n" else newline

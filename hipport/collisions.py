@@ -26,6 +26,7 @@ helpers (cuda-samples ``Common/``):
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import tree_sitter
 
@@ -187,6 +188,7 @@ def analyze_collisions(ctx) -> None:
     seen: dict[tuple, list[tuple[tree_sitter.Node, tuple[str, ...]]]] = {}
     guards = 0
     guarded: set[int] = set()
+    named = []
     for definition in outermost_definitions(ctx):
         declarator = _function_declarator(definition)
         if declarator is None:
@@ -194,7 +196,13 @@ def analyze_collisions(ctx) -> None:
         name_node = declarator.child_by_field_name("declarator")
         if name_node is None:
             continue
-        name = ctx.text(name_node).decode("utf-8", "replace")
+        named.append((definition, declarator, name_node, ctx.text(name_node)))
+    # only a name defined twice can collide: the parameter types are read for those alone
+    count = Counter(name for *_, name in named)
+    for definition, declarator, name_node, name_bytes in named:
+        if name_node.type != "operator_name" and count[name_bytes] < 2:
+            continue
+        name = name_bytes.decode("utf-8", "replace")
         parameters = _parameters(declarator)
         if name_node.type == "operator_name" and _vector_operator(ctx, definition, name, parameters, newline):
             guarded.add(definition.id)

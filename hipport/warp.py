@@ -1910,9 +1910,10 @@ def mask_value_uses(sources) -> dict[str, str]:
     as_mask = re.compile(rb"(?<![A-Za-z0-9_])(?:" + b"|".join(re.escape(f.encode()) for f in sorted(MASK_FUNCTIONS))
                          + rb")\s*\(\s*\(?\s*$")
     found: dict[str, str] = {}
+    ordered = sorted(names)
     for path, source in sources:
-        if not word.search(source):
-            continue
+        if not any(name in source for name in ordered) or not word.search(source):
+            continue  # the substring test first: a regex that starts with a lookbehind scans byte by byte
         code = code_only(source)
         for match in word.finditer(code):
             name = match.group(1).decode()

@@ -211,3 +211,42 @@ def test_close_matches_is_difflibs_answer():
     for word in ("cudaMallc", "cudaMemcp", "cudaMallocHst", "cudaFre", "cudaMalloc", "cudaMallocArr"):
         for n in (1, 2, 3, 5):
             assert close_matches(word, names, n=n) == difflib.get_close_matches(word, names, n=n, cutoff=0.6)
+
+
+def test_lcs_length_is_the_longest_common_subsequence():
+    """The bit-parallel LCS that bounds close_matches' ratios equals the textbook table's answer."""
+    from hipport.unknown_names import _lcs_length
+
+    def table_lcs(a: str, b: str) -> int:
+        row = [0] * (len(b) + 1)
+        for char in a:
+            diagonal = 0
+            for j, other in enumerate(b, 1):
+                diagonal, row[j] = row[j], diagonal + 1 if char == other else max(row[j], row[j - 1])
+        return row[-1]
+
+    words = ["", "a", "cudaMalloc", "cudaMallocHost", "CUDART_VERSION", "abcabcabc", "cbacbacba", "xyz",
+             "__shfl_down_sync", "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK_WITH_A_NAME_LONGER_THAN_64_CHARACTERS"]
+    for word in words:
+        masks: dict[str, int] = {}
+        for position, char in enumerate(word):
+            masks[char] = masks.get(char, 0) | (1 << position)
+        for other in words:
+            assert _lcs_length(masks, len(word), other) == table_lcs(word, other), (word, other)
+
+
+def test_close_matches_is_difflibs_answer_on_the_known_names():
+    """Against the ~9,000 names of the shipped rules, close_matches returns difflib's list for
+    misspellings of several kinds (the cases the unknown-name findings meet)."""
+    import difflib
+
+    from hipport.unknown_names import _by_prefix, close_matches
+
+    rules = default_rules()
+    by_prefix = _by_prefix(rules)
+    for word in ("cudaMemcpyBatchAsync", "CUDA_R_8F_E4M3", "cudaGraphInstantiateWithParam", "CUDART_INF_F2",
+                 "cublasLtMatmulDescCreat", "cub::WarpScn", "curandGenerateNormalDouble2", "cuMemAddressReserv",
+                 "CU_TENSOR_MAP_DATA_TYPE_FLOAT8", "cudaStreamBeginCaptureToGraph", "__shfl_xor_syn"):
+        possibilities = by_prefix.get(word[:3], ())
+        assert possibilities, word
+        assert close_matches(word, possibilities) == difflib.get_close_matches(word, possibilities, n=3, cutoff=0.6)
