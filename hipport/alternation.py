@@ -50,3 +50,36 @@ def _group(node: dict) -> bytes:
         return b""
     body = branches[0] if len(branches) == 1 else b"(?:" + b"|".join(branches) + b")"
     return b"(?:" + body + b")?" if None in node else body
+
+
+#: ``[A-Za-z0-9_]`` (``\\w`` of a bytes pattern) and ``[A-Za-z0-9_$]`` as sets of byte values.
+WORD_BYTES = frozenset(b"_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+WORD_OR_DOLLAR_BYTES = WORD_BYTES | {ord("$")}
+
+
+def word_matches(pattern: re.Pattern[bytes], source: bytes, word_bytes: frozenset[int] = WORD_BYTES):
+    """The matches of ``pattern`` in ``source`` that no byte of ``word_bytes`` precedes: what
+    ``(?<![...])`` + ``pattern`` finds (a set of such bytes in the look-behind), several times
+    faster.
+
+    Python's regex engine skips ahead to the possible first characters of a pattern only when it
+    starts with them; a leading look-behind makes it try every position (``(?<![A-Za-z0-9_])
+    warpSize`` scans cuda-samples' 8.4 MB in 0.12 s, ``warpSize`` in 0.003 s). The same
+    matches, provided every match of ``pattern`` consists of ``word_bytes`` only (words made
+    of identifier characters): a rejected match then spans word bytes after a word byte, so no
+    position inside it can start a match of the look-behind form either, and scanning on from
+    its end misses nothing.
+
+    Args:
+        pattern: a compiled bytes pattern whose matches are made of ``word_bytes``.
+        source: the text scanned.
+        word_bytes: the byte values a match may not follow.
+
+    Yields:
+        The accepted :class:`re.Match` objects, in order.
+    """
+    for match in pattern.finditer(source):
+        start = match.start()
+        if start and source[start - 1] in word_bytes:
+            continue
+        yield match

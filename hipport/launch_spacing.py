@@ -32,8 +32,10 @@ if TYPE_CHECKING:
 
     from .analyze import _FileContext
 
-#: A launch opener, spaced or not: what the launch rewrite scans for.
-LAUNCH_OPEN = re.compile(rb"(?<!operator)(?<!operator )<<[ \t\r\n]*<")
+#: A launch opener, spaced or not: what the launch rewrite scans for. The look-behinds follow
+#: the ``<<`` they test: a pattern that starts with a look-behind is tried at every byte (25 to
+#: 50 times slower on cuda-samples' sources, with the same matches).
+LAUNCH_OPEN = re.compile(rb"<<(?<!operator<<)(?<!operator <<)[ \t\r\n]*<")
 _SPACED = re.compile(rb"<<[ \t\r\n]+<|>>[ \t\r\n]+>")
 _TOKEN_SHAPE = {"<<<": re.compile(rb"<<[ \t\r\n]+<\Z"), ">>>": re.compile(rb">>[ \t\r\n]+>\Z")}
 

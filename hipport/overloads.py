@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .alternation import trie_alternation
+from .alternation import WORD_OR_DOLLAR_BYTES, trie_alternation, word_matches
 from .device_overloads import device_overloads, normalized_type
 
 if TYPE_CHECKING:
@@ -214,7 +214,7 @@ def analyze_overloads(ctx: "_FileContext") -> None:
     if not functions:
         return
     pattern = _pattern(tuple(sorted(functions)))
-    for match in pattern.finditer(ctx.source):
+    for match in word_matches(pattern, ctx.source, WORD_OR_DOLLAR_BYTES):
         node = ctx.node_at(*match.span())
         if node.type != "identifier" or (node.start_byte, node.end_byte) != match.span():
             continue
@@ -228,9 +228,9 @@ _PATTERNS: dict[tuple[str, ...], re.Pattern[bytes]] = {}
 
 
 def _pattern(names: tuple[str, ...]) -> re.Pattern[bytes]:
-    """One regex matching any of ``names`` as a whole word followed by ``(`` (cached per name set)."""
+    """One regex matching any of ``names`` followed by ``(`` (cached per name set); scanned with
+    :func:`hipport.alternation.word_matches`, whole words only."""
     if names not in _PATTERNS:
         # a trie (hipport.alternation), not a flat alternation: the same matches, several times faster
-        _PATTERNS[names] = re.compile(rb"(?<![A-Za-z0-9_$])" + trie_alternation(n.encode("ascii") for n in names)
-                                      + rb"(?=\s*\()")
+        _PATTERNS[names] = re.compile(trie_alternation(n.encode("ascii") for n in names) + rb"(?=\s*\()")
     return _PATTERNS[names]

@@ -197,7 +197,10 @@ _NARROW_TYPES = frozenset({"unsigned", "unsigned int", "int", "uint32_t", "std::
 _WIDE_TYPES = frozenset({"unsigned long long", "unsigned long long int", "uint64_t", "std::uint64_t", "auto",
                          "long long", "unsigned long", "lane_mask"})
 _LANE_NAMES = re.compile(r"threadIdx|blockDim|lane|warp", re.IGNORECASE)
-_LANE_LITERALS = re.compile(rb"(?<![A-Za-z0-9_.])(32|31|0[xX]1[fF]|5)(?![A-Za-z0-9_.])")
+#: 32, 31, 0x1f and 5 as whole numbers; each look-behind follows its literal, so that the scan
+#: skips to the literals' first bytes (a leading look-behind is tried at every byte: 4 times slower).
+_LANE_LITERALS = re.compile(rb"(3[12](?<![A-Za-z0-9_.]3[12])|0[xX]1[fF](?<![A-Za-z0-9_.]0[xX]1[fF])|5(?<![A-Za-z0-9_.]5))"
+                            rb"(?![A-Za-z0-9_.])")
 _LANE_OPERATORS = {"32": {"%", "/", "<", ">=", "*"}, "31": {"&", "==", "<=", ">"}, "0x1f": {"&"}, "5": {">>", "<<"}}
 _LOOP_16 = re.compile(rb"(?<![A-Za-z0-9_.])16(?![A-Za-z0-9_.])")
 _WARP_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w*(?:WARP|[Ww]arp)\w*)[ \t]+(\(?32[uU]?\)?)[ \t]*(?://.*|/\*.*)?\r?$",
@@ -1831,8 +1834,8 @@ _MACRO_DEFINED_NAME = re.compile(rb"(?<![A-Za-z0-9_])(?:__global__|__device__)(?
                                  rb"(?<![A-Za-z0-9_])([A-Za-z_]\w*)\s*\(")
 _COLLECTIVE_CALL = re.compile(rb"(?<![A-Za-z0-9_])(__shfl\w*|__ballot\w*|__any\w*|__all\w*|__activemask|__match_\w+|"
                               rb"__reduce_\w+_sync)(?=\s*\()")
-_MASK_CONSTANT = re.compile(
-    rb"(?<![\w])(?:static\s+)?(?:constexpr|const)\s+(?:static\s+)?(?:__device__\s+)?"
+_MASK_CONSTANT = re.compile(  # (?<!\w)(?:static\s+)?(?:constexpr|const), each look-behind after its word
+    rb"(?:static(?<!\wstatic)\s+(?:constexpr|const)|constexpr(?<!\wconstexpr)|const(?<!\wconst))\s+(?:static\s+)?(?:__device__\s+)?"
     rb"(unsigned\s+int|unsigned|uint32_t|std::uint32_t)\s+(\w*(?:[Mm]ask|MASK)\w*)\s*=\s*([0-9A-Za-z~]+)\s*;")
 _MASK_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w*(?:[Mm]ask|MASK)\w*)[ \t]+\(?([0-9A-Za-z~]+)\)?[ \t]*(?://.*|/\*.*)?\r?$",
                           re.MULTILINE)

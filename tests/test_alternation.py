@@ -26,3 +26,48 @@ def test_same_spans_as_a_flat_alternation():
         found = [m.span() for m in re.finditer(trie_alternation(words) + tail, text)]
         assert found == expected
         assert found  # the text holds matches of every form
+
+
+def test_word_matches_finds_what_a_leading_look_behind_finds():
+    """word_matches(pattern) yields the matches of (?<![...])pattern: the same spans, on text
+    where the words also occur inside longer names, after $, at the start and at the end."""
+    import re
+
+    from hipport.alternation import WORD_BYTES, WORD_OR_DOLLAR_BYTES, trie_alternation, word_matches
+
+    words = [b"cudaMalloc", b"cudaMallocHost", b"asm", b"__asm", b"__asm__", b"main"]
+    text = (b"cudaMalloc(x); xcudaMalloc(y); $cudaMalloc; _cudaMallocHost cudaMallocHostx __asm__ __asm"
+            b" asm(; main main2 amain 9main cudaMalloc")
+    body = trie_alternation(words) + rb"[A-Za-z0-9_]*"
+    for word_bytes, look_behind in ((WORD_BYTES, rb"(?<![A-Za-z0-9_])"), (WORD_OR_DOLLAR_BYTES, rb"(?<![A-Za-z0-9_$])")):
+        expected = [m.span() for m in re.compile(look_behind + body).finditer(text)]
+        assert [m.span() for m in word_matches(re.compile(body), text, word_bytes)] == expected
+    assert [m.group() for m in word_matches(re.compile(body), text)] == [
+        b"cudaMalloc", b"$cudaMalloc"[1:], b"cudaMallocHostx", b"__asm__", b"__asm", b"asm", b"main", b"main2", b"cudaMalloc"]
+
+
+def test_look_behinds_moved_after_their_words_match_the_same_spans():
+    """The scans whose look-behind follows the word (so that the regex engine skips to the word's
+    first byte) match what the leading look-behind forms matched."""
+    import re
+
+    from hipport.analyze import _MAIN
+    from hipport.launch_spacing import LAUNCH_OPEN
+    from hipport.warp import _LANE_LITERALS, _MASK_CONSTANT
+
+    text = (b"int main(){ k<<<1, 2>>>(); k<< <1,2>>>(); a << b; operator<<<T>(x); operator <<<T>(x); operator<<(s);\n"
+            b"xmain(); main (); _main(); t % 32; t & 31; x.32f; a32; 0x1F; 0x1f5; 5; (5); t>>5; 1.5; x5;\n"
+            b"static constexpr unsigned FULL_MASK = 0xffffffff; const unsigned int m_mask = ~0u; xconst unsigned "
+            b"kMask = 1; static  const __device__ uint32_t WARP_MASK = 0xFFFFFFFFu; constexpr unsigned mask=3;")
+    leading = {
+        _MAIN: rb"(?<![A-Za-z0-9_])main[ \t\r\n]*\(",
+        LAUNCH_OPEN: rb"(?<!operator)(?<!operator )<<[ \t\r\n]*<",
+        _LANE_LITERALS: rb"(?<![A-Za-z0-9_.])(32|31|0[xX]1[fF]|5)(?![A-Za-z0-9_.])",
+        _MASK_CONSTANT: rb"(?<![\w])(?:static\s+)?(?:constexpr|const)\s+(?:static\s+)?(?:__device__\s+)?"
+                        rb"(unsigned\s+int|unsigned|uint32_t|std::uint32_t)\s+(\w*(?:[Mm]ask|MASK)\w*)\s*=\s*"
+                        rb"([0-9A-Za-z~]+)\s*;",
+    }
+    for pattern, original in leading.items():
+        expected = [(m.span(), m.groups()) for m in re.finditer(original, text)]
+        assert expected, original
+        assert [(m.span(), m.groups()) for m in pattern.finditer(text)] == expected, original
