@@ -83,3 +83,40 @@ def word_matches(pattern: re.Pattern[bytes], source: bytes, word_bytes: frozense
         if start and source[start - 1] in word_bytes:
             continue
         yield match
+
+
+def directive_matches(pattern: re.Pattern[bytes], source: bytes):
+    """What ``pattern.finditer(source)`` yields, for a MULTILINE pattern that starts with
+    ``^[ \\t]*#`` (a preprocessor directive line), several times faster.
+
+    A pattern that starts with ``^`` is tried at every byte of the text; here each ``#`` is found
+    with :meth:`bytes.find` and the pattern is tried only at the start of its line (where ``^``
+    can match, so no match is skipped) and only once per line: the same matches, scanned on from
+    the end of each as :meth:`re.Pattern.finditer` does (cuda-samples' 9 MB: 0.06 s for
+    ``^[ \\t]*#[ \\t]*include\\b`` with ``finditer``, under 0.01 s here).
+
+    Args:
+        pattern: a compiled bytes pattern with :data:`re.MULTILINE` whose matches all begin at a
+            line start with blanks and ``#`` (its first elements are ``^[ \\t]*#``).
+        source: the text scanned.
+
+    Yields:
+        The :class:`re.Match` objects, in order.
+    """
+    find, rfind = source.find, source.rfind
+    position = 0
+    while True:
+        hash_at = find(b"#", position)
+        if hash_at < 0:
+            return
+        line_start = rfind(b"\n", 0, hash_at) + 1
+        if line_start >= position:  # a line start the scan has not passed
+            match = pattern.match(source, line_start)
+            if match is not None:
+                yield match
+                position = max(match.end(), hash_at + 1)
+                continue
+        line_end = find(b"\n", hash_at)
+        if line_end < 0:
+            return
+        position = line_end + 1

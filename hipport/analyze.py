@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import tree_sitter
 
+from .alternation import directive_matches
 from .edits import Edit
 from .findings import AsmBlock, Finding  # AsmBlock: defined there, part of this module's results
 from .parse import error_regions, macro_body_non_code
@@ -539,7 +540,7 @@ def _rewrite_includes(ctx: _FileContext, resolve_header: HeaderResolver, rename_
     included: dict[tuple[int, str], tree_sitter.Node] = {}
     headers: set[str] = set()
     unconditional_parents = {ctx.root.id} | ({guard.id} if (guard := _include_guard(ctx)) else set())
-    for match in _INCLUDE.finditer(ctx.source):
+    for match in directive_matches(_INCLUDE, ctx.source):
         node = ctx.node_at(match.end() - 1, match.end())
         while node is not None and node.type != "preproc_include":
             node = node.parent
@@ -781,7 +782,7 @@ def _tree_header_before_runtime(ctx: _FileContext, resolve_header: HeaderResolve
     runtime: NVIDIA's helper_cuda.h defines ``checkCudaErrors`` and ``getLastCudaError`` only
     ``#ifdef`` the runtime's include guard (cuda-samples' nbody includes it first). The port then
     needs the HIP runtime include at the top as well (a tree header: ``resolve_header.in_tree``)."""
-    for match in _INCLUDE_NAME.finditer(ctx.source):
+    for match in directive_matches(_INCLUDE_NAME, ctx.source):
         name = match.group(2).decode("utf-8", "replace")
         mapping = ctx.rules.headers.get(name)
         ported = ctx.rules.target(mapping)[0] if mapping is not None else name

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from .alternation import directive_matches
+
 #: ``#include`` of a cutil header (any folder, quoted or angled).
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]((?:[^>"\n]*/)?cutil[A-Za-z0-9_]*\.h)[>"]', re.MULTILINE)
 #: The cutil names: ``cutil*`` functions and macros, the ``cut*`` timer/file/compare functions,
@@ -36,7 +38,7 @@ def analyze_cutil(ctx) -> None:
     source = ctx.source
     if b"cut" not in source and b"CUT" not in source:
         return
-    for match in _INCLUDE.finditer(source):
+    for match in directive_matches(_INCLUDE, source):
         start = match.start(1) - 1
         ctx.report("cutil-api", ctx.node_at(start, start + 1), name=match.group(1).decode("utf-8", "replace"),
                    what="header")

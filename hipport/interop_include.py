@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .alternation import directive_matches
 from .edits import Edit
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ def analyze_interop_includes(ctx: "_FileContext") -> None:
         return
     inserted = [e.start for e in ctx.result.edits if e.start == e.end and b"<hip/hip_runtime.h>" in e.text]
     provided = False
-    for match in _INCLUDE.finditer(source):
+    for match in directive_matches(_INCLUDE, source):
         node = ctx.node_at(match.start(2), match.end(2))
         if node.type not in ("string_content", "system_lib_string", "string_literal"):
             continue  # in a comment or inside a macro body

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import tree_sitter
 
+from .alternation import directive_matches
 from . import warp as _warp  # its walker, call-name patterns and definitions query (warp imports this module)
 
 if TYPE_CHECKING:
@@ -645,7 +646,7 @@ def collective_macros(source: bytes) -> dict[str, int]:
     """The function-like macros of ``source`` whose body holds a warp collective (a shuffle, a
     vote, ``__activemask``...), but not hipport's own: name -> 1-based line of the ``#define``."""
     found = {}
-    for match in _MACRO.finditer(source):
+    for match in directive_matches(_MACRO, source):
         name = match.group(1).decode()
         if has_collectives(match.group(3)) and not name.lower().startswith("hipport_"):
             found[name] = source.count(b"\n", 0, match.start()) + 1
@@ -659,7 +660,7 @@ def shuffle_macros(scan: "_Scan") -> dict[str, str]:
     cached = getattr(scan, "_shuffle_macros", None)
     if cached is None:
         cached = {}
-        for match in _MACRO.finditer(scan.ctx.source):
+        for match in directive_matches(_MACRO, scan.ctx.source):
             parameters = [p.strip() for p in match.group(2).decode().split(",")]
             body = " ".join(re.sub(r"\\\r?\n", " ", match.group(3).decode("utf-8", "replace")).split())
             shape = _TRANSPARENT_SHUFFLE.match(body)

@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
+from .alternation import directive_matches
+
 #: Byte-order mark of UTF-8 (some editors start every file with it).
 _UTF8_BOM = b"\xef\xbb\xbf"
 #: Byte-order marks of UTF-16/32: such a file's directives are not ASCII bytes; not read.
@@ -121,7 +123,7 @@ def directives(source: bytes) -> list[Directive]:
     found: list[Directive] = []
     conditions = _Conditions()
     line, counted = 1, 0  # the line of byte ``counted``
-    for match in _DIRECTIVE_LINE.finditer(clean):
+    for match in directive_matches(_DIRECTIVE_LINE, clean):
         word = match.group(1).decode("ascii")
         raw = match.group(2)
         if conditions.directive(word, _CONTINUATION.sub(" ", raw.decode("utf-8", "replace"))):

@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 
+from .alternation import directive_matches
 from .edits import Edit
 from .resources import load_data_yaml
 
@@ -55,7 +56,7 @@ def analyze_thrust_includes(ctx: "_FileContext") -> None:
     source = ctx.source
     if b"thrust" not in source:
         return
-    includes = list(_INCLUDE.finditer(source))
+    includes = list(directive_matches(_INCLUDE, source))
     includes = [m for m in includes if ctx.node_at(m.start(1), m.end(1)).type not in ("comment",)]
     if not includes:
         return

@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Callable
 
 
+from .alternation import directive_matches
 from .resources import load_data_yaml
 
 if TYPE_CHECKING:
@@ -133,7 +134,7 @@ def analyze_toolkit_includes(ctx: "_FileContext", resolve_header: Callable[[str]
             (:data:`hipport.analyze.HeaderResolver`).
     """
     source = ctx.source
-    for match in _INCLUDE.finditer(source):
+    for match in directive_matches(_INCLUDE, source):
         name = match.group(2).decode("utf-8", "replace").strip()
         if not unknown_toolkit_header(ctx.rules, name):
             continue

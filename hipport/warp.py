@@ -115,6 +115,7 @@ from typing import Protocol
 
 import tree_sitter
 
+from .alternation import directive_matches
 from .cmake import reached_files
 from .device_context import function_kind
 from .edits import Edit
@@ -588,7 +589,7 @@ class _Scan:
         source = self.ctx.source
         code = self.code()
         host_reads = self.host_reads() if self.fix else []
-        for match in warp32._DEFINE.finditer(code):
+        for match in directive_matches(warp32._DEFINE, code):
             body = match.group(2)
             if b"{" not in body or not _MACRO_FUNCTION.search(body):
                 continue
@@ -1861,7 +1862,7 @@ def _named_full_masks(source: bytes, root: tree_sitter.Node, value_used: frozens
         if node.type in _CODE_SKIP or node.type == "preproc_arg" or _enclosing(node, ("function_definition",)) is not None:
             continue  # masks inside functions are judged where a call uses them
         yield "constant", match, node
-    for match in _MASK_DEFINE.finditer(source) if b"ask" in source or b"ASK" in source else ():
+    for match in directive_matches(_MASK_DEFINE, source) if b"ask" in source or b"ASK" in source else ():
         if _FULL_MASK.match(match.group(2).decode()):
             local = mask_value_uses([("", source)]) if local is None else local
             if match.group(1).decode() in value_used or match.group(1).decode() in local:
@@ -1905,7 +1906,7 @@ def mask_value_uses(sources) -> dict[str, str]:
     names: set[bytes] = set()
     for _path, source in sources:
         if b"ask" in source or b"ASK" in source:
-            names |= {m.group(1) for m in _MASK_DEFINE.finditer(source) if _FULL_MASK.match(m.group(2).decode())}
+            names |= {m.group(1) for m in directive_matches(_MASK_DEFINE, source) if _FULL_MASK.match(m.group(2).decode())}
             names |= {m.group(2) for m in _MASK_CONSTANT.finditer(source) if _FULL_MASK.match(m.group(3).decode())}
     if not names:
         return {}
@@ -2051,7 +2052,7 @@ def _mask_definitions(path: str, source: bytes, root: tree_sitter.Node, wanted: 
         found.setdefault(name, []).append(MaskDefinition(path, node.start_point[0] + 1, kind, text,
                                                          node.start_byte in widened))
 
-    for match in _OBJECT_MACRO.finditer(source) if b"define" in source else ():
+    for match in directive_matches(_OBJECT_MACRO, source) if b"define" in source else ():
         node = root.descendant_for_byte_range(match.start(1), match.end(1))
         body = match.group(2)
         if node.type != "identifier" or node.parent is None or node.parent.type != "preproc_def" or body.endswith(b"\\"):

@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING
 
 import tree_sitter
 
+from .alternation import directive_matches
 from .edits import Edit
 
 if TYPE_CHECKING:
@@ -320,7 +321,7 @@ def _code_matches(scan: "_Scan", pattern: re.Pattern, function: tree_sitter.Node
 def _warp_macros(source: bytes) -> dict[bytes, int]:
     """Macros of the file whose body holds a warp intrinsic or ``warpSize``: name -> line."""
     found = {}
-    for match in _DEFINE.finditer(source):
+    for match in directive_matches(_DEFINE, source):
         if _WARP_WORDS.search(match.group(2)) and not match.group(1).startswith(HELPER_PREFIX.encode()):
             found[match.group(1)] = source.count(b"\n", 0, match.start()) + 1
     return found

@@ -71,3 +71,25 @@ def test_look_behinds_moved_after_their_words_match_the_same_spans():
         expected = [(m.span(), m.groups()) for m in re.finditer(original, text)]
         assert expected, original
         assert [(m.span(), m.groups()) for m in pattern.finditer(text)] == expected, original
+
+
+def test_directive_matches_is_finditer_of_a_line_start_pattern():
+    """directive_matches(p, text) yields p.finditer(text)'s matches for the directive patterns the
+    passes scan with: '#' inside a line, in a continued line, blank-indented, at the text's start
+    and end, CRLF line ends."""
+    import re
+
+    from hipport import analyze, project_macros, thrust_includes, warp
+    from hipport.alternation import directive_matches
+
+    text = (b"#include <a.h>\n  #  include \"b.h\"\r\nint x = 1; # include <not.h>\n#define A(x) \\\n#define B 2\n"
+            b"#define FULL_MASK 0xffffffff\nchar *s = \"#define C 3\"; \\\n#define D 4\n#include <thrust/sort.h> // c\n"
+            b"#\n#pragma once\n#define WARP_SIZE 32\n#include")
+    for pattern in (analyze._INCLUDE, analyze._INCLUDE_NAME, project_macros._DIRECTIVE_LINE, thrust_includes._INCLUDE,
+                    warp._MASK_DEFINE, warp._WARP_DEFINE, warp._OBJECT_MACRO):
+        expected = [(m.span(), m.groups()) for m in pattern.finditer(text)]
+        assert expected, pattern.pattern
+        assert [(m.span(), m.groups()) for m in directive_matches(pattern, text)] == expected, pattern.pattern
+    assert [m.group(1) for m in directive_matches(project_macros._DIRECTIVE_LINE, text)] == [
+        b"include", b"include", b"define", b"define", b"define", b"include", b"pragma", b"define", b"include"]
+    assert list(directive_matches(re.compile(rb"^[ \t]*#[ \t]*undef", re.M), text)) == []
