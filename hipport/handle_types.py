@@ -200,18 +200,26 @@ class Declarations:
             file's structs and classes.
     """
 
-    def __init__(self, ctx: "_FileContext"):
+    def __init__(self, ctx: "_FileContext", nodes: "list[tree_sitter.Node] | None" = None):
+        """Read the declarations of ``ctx``'s file; ``nodes``: the file's nodes of the kinds
+        ``preproc_def`` and :data:`_DECLARATIONS` (others are skipped) in source order, where
+        the caller has them from a query of its own (one walk of the tree instead of two)."""
         self.variables: dict[bytes, dict[int, set[tuple[str, int]]]] = {}
         self.fields: dict[bytes, set[tuple[str, int, int]]] = {}
         bodies: dict[bytes, list[bytes]] = {}
-        for node in nodes_of_kinds(ctx.root, ("preproc_def",)):
+        if nodes is None:
+            nodes = nodes_of_kinds(ctx.root, ("preproc_def",) + _DECLARATIONS)
+        defines = [node for node in nodes if node.type == "preproc_def"]
+        for node in defines:
             name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
             if name is not None:
                 bodies.setdefault(name.text, []).append(value.text if value is not None else b"")
         #: object-like macros the file defines once, as integer constants (:func:`integer_macro_body`)
         self.integer_macros: frozenset[bytes] = frozenset(
             name for name, values in bodies.items() if len(values) == 1 and integer_macro_body(values[0]))
-        for node in nodes_of_kinds(ctx.root, _DECLARATIONS):
+        for node in nodes:
+            if node.type not in _DECLARATIONS:
+                continue
             type_node = node.child_by_field_name("type")
             if type_node is None:
                 continue
@@ -258,10 +266,10 @@ class Declarations:
 
 
 class _Finder:
-    def __init__(self, ctx: "_FileContext", handles: dict[str, "Mapping"]):
+    def __init__(self, ctx: "_FileContext", handles: dict[str, "Mapping"], nodes: "list | None" = None):
         self.ctx = ctx
         self.handles = handles
-        self.names = Declarations(ctx)
+        self.names = Declarations(ctx, nodes)
 
     def cast_type(self, node) -> str | None:
         """The type text of a ``static_cast``/``reinterpret_cast<T>`` call, else None."""
@@ -440,9 +448,13 @@ def analyze_handle_types(ctx: "_FileContext", fix: bool = False) -> None:
     handles = integer_handles(ctx.rules)
     if not handles:
         return
-    finder = _Finder(ctx, handles)
-    for node in nodes_of_kinds(ctx.root, _OPERATIONS):
+    # one query for the declarations and the operations: each whole-tree query is a walk of the tree
+    nodes = nodes_of_kinds(ctx.root, ("preproc_def",) + _DECLARATIONS + _OPERATIONS)
+    finder = _Finder(ctx, handles, nodes)
+    for node in nodes:
         kind = node.type
+        if kind not in _OPERATIONS:
+            continue
         found: tuple[str, str] | None = None  # (handle type, what is done to it)
         if kind == "binary_expression":
             operator = node.child_by_field_name("operator").type

@@ -901,11 +901,13 @@ class _Scan:
             for other in same[1:]:
                 self.links.append((same[0].start_byte, other.start_byte))
         for call, name in calls:
+            shared = self.tree.function_home(self.ctx.path, name) if self.tree is not None else None
+            if name not in definitions and shared is None and (name.startswith("__") or not _WARP_HELPER.search(name)):
+                continue  # links nothing (the tests below): its caller need not be looked up
             caller = self.function_of(call)
             for callee in definitions.get(name, ()):
                 if caller is not None and callee.start_byte != caller.start_byte:
                     self.links.append((caller.start_byte, callee.start_byte))
-            shared = self.tree.function_home(self.ctx.path, name) if self.tree is not None else None
             if caller is not None and name not in definitions and shared is not None and shared != self.ctx.path:
                 # an item with nothing to rewrite: the caller is reported when the helper is left
                 self.add(_Item(caller.start_byte, call, None, name, {}, []))
