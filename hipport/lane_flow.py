@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Iterator
 import tree_sitter
 
 from .alternation import directive_matches
+from .parse import file_nodes
 from . import warp as _warp  # its walker, call-name patterns and definitions query (warp imports this module)
 
 if TYPE_CHECKING:
@@ -733,7 +734,7 @@ def collective_functions(scan: "_Scan") -> frozenset[str]:
     if cached is not None:
         return cached
     found_outside = set(_tree_collectives(scan))
-    definitions = _warp._query(_warp._DEFINITIONS, scan.ctx.root) \
+    definitions = file_nodes(scan.ctx, "function_definition") \
         if _COLLECTIVE_WORDS.search(scan.ctx.source) or found_outside else []
     found: set[str] = set(found_outside)
     changed = True
@@ -1148,7 +1149,7 @@ def _whole_functions(scan: "_Scan", functions: frozenset[str]) -> dict[str, str]
         return cached
     scan._whole_functions = {}  # while computing: a call of one is no whole-warp result (a fixed point is not sought)
     kinds_of: dict[str, set[str | None]] = {}  # every definition of a name (overloads) must return one kind
-    for function in _warp._query(_warp._DEFINITIONS, scan.ctx.root):
+    for function in file_nodes(scan.ctx, "function_definition"):
         name = scan.function_name(function).split("::")[-1]
         if name not in functions:
             continue

@@ -120,7 +120,7 @@ from .cmake import reached_files
 from .device_context import function_kind
 from .edits import Edit
 from .port_definitions import shield_from_macros
-from .parse import LANGUAGE, code_only, compiled_query
+from .parse import LANGUAGE, code_only, compiled_query, file_nodes
 from .project_macros import SpecifierMacros, TreeSources, specifier_macros
 from . import lane_flow, warp32
 
@@ -639,7 +639,7 @@ class _Scan:
         of its own, so even a function written with ``warpSize`` runs as 32-lane logical warps;
         where those are declined, the function (right for any width on its device side) is left
         as written with HP1117, as without --fix."""
-        for function in _query(_DEFINITIONS, self.ctx.root):
+        for function in file_nodes(self.ctx, "function_definition"):
             if warp32.is_own_helper(self, function):
                 continue
             if not self.is_device(function) and not warp32.device_lambdas(self, function) and \
@@ -681,7 +681,7 @@ class _Scan:
                    if hasattr(item.at, "start_byte") and self.function_of(item.at) is not None}
         returning = lane_flow.collective_functions(self)
         code = self.code()
-        for function in _query(_DEFINITIONS, self.ctx.root):
+        for function in file_nodes(self.ctx, "function_definition"):
             kind = function_kind(self.ctx, function)
             if kind is None:  # host code: its __device__ lambdas run in kernels it does not follow
                 for lambda_ in warp32.device_lambdas(self, function) if b"__device__" in self.ctx.text(function) else ():
@@ -749,7 +749,7 @@ class _Scan:
         the file and kept, so following every function's callers stays linear in its size."""
         if not hasattr(self, "_uses_by_name"):
             names = {self.function_name(node).split("::")[-1].split("<")[0].strip()
-                     for node in _query(_DEFINITIONS, self.ctx.root)}
+                     for node in file_nodes(self.ctx, "function_definition")}
             wanted = {name.encode() for name in names}
             self._uses_by_name: dict[str, list[tuple[int, int]]] = {}
             for match in _IDENTIFIER_WORD.finditer(code):
@@ -795,7 +795,7 @@ class _Scan:
         """``name`` is a function this file declares (a prototype) and does not define, and no
         header of the tree shares with it (:attr:`WarpTree.functions`)."""
         if not hasattr(self, "_prototypes"):
-            defined = {self.function_name(node).split("::")[-1] for node in _query(_DEFINITIONS, self.ctx.root)}
+            defined = {self.function_name(node).split("::")[-1] for node in file_nodes(self.ctx, "function_definition")}
             prototypes = set()
             for node in _query("(declaration declarator: (function_declarator declarator: (identifier) @name))",
                                self.ctx.root):
@@ -820,7 +820,7 @@ class _Scan:
                 if function is not None:
                     assumed.add(function.start_byte)
         returning = lane_flow.collective_functions(self)
-        for function in _query(_DEFINITIONS, self.ctx.root):
+        for function in file_nodes(self.ctx, "function_definition"):
             if warp32.is_own_helper(self, function):
                 continue
             text = self.ctx.text(function)
@@ -838,7 +838,7 @@ class _Scan:
             for node, reason in lane_flow.unsafe(self, function):
                 self.ctx.report("warp-width-dependent", node, name=self.function_name(function), reason=reason)
         code = self.code()
-        for function in _query(_DEFINITIONS, self.ctx.root):
+        for function in file_nodes(self.ctx, "function_definition"):
             if function.start_byte in assumed or warp32.is_own_helper(self, function):
                 continue
             kind = function_kind(self.ctx, function)
@@ -882,7 +882,7 @@ class _Scan:
         a rewritten caller must not combine its 64-wide lane arithmetic with a callee left at 32."""
         definitions: dict[str, list[tree_sitter.Node]] = {}
         calls: list[tuple[tree_sitter.Node, str]] = []
-        for node in _query(_DEFINITIONS, self.ctx.root):
+        for node in file_nodes(self.ctx, "function_definition"):
             definitions.setdefault(self.function_name(node).split("::")[-1], []).append(node)
         for node in _query(_CALL_NODES, self.ctx.root):
             function = node.child_by_field_name("function")
@@ -1626,7 +1626,7 @@ class _Scan:
     def function_nodes(self, starts: list[int]) -> list[tree_sitter.Node]:
         """The function definitions of this file starting at the bytes ``starts``."""
         if not hasattr(self, "_function_nodes"):
-            self._function_nodes = {node.start_byte: node for node in _query(_DEFINITIONS, self.ctx.root)}
+            self._function_nodes = {node.start_byte: node for node in file_nodes(self.ctx, "function_definition")}
         return [self._function_nodes[start] for start in starts if start in self._function_nodes]
 
     def host_reads(self) -> list[str]:
