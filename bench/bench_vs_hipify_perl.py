@@ -222,13 +222,19 @@ def best_and_median(runs: list[Run]) -> tuple[Run, Run]:
 
 
 def time_hipport(hipport: list[str], tree: Path, out: Path, repeat: int) -> tuple[list[Run], dict]:
-    """Returns (one Run per repetition, the last run's JSON report)."""
+    """Returns (one Run per repetition, the last run's JSON report).
+
+    hipport runs with ``PYTHONDONTWRITEBYTECODE`` removed from its environment, as in
+    ``bench_fixed_cost.py``: an installed hipport has its modules' bytecode (pip compiles it), and
+    a process that compiles every module each time spends about 0.17 CPU s on that alone. The
+    first repetition writes the bytecode where it is missing; the table takes the least CPU."""
     runs: list[Run] = []
     report: dict = {}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     for i in range(repeat):
         shutil.rmtree(out, ignore_errors=True)
         with Meter() as meter:
-            run_checked([*hipport, "convert", str(tree), "-o", str(out), "-q"])
+            run_checked([*hipport, "convert", str(tree), "-o", str(out), "-q"], env=env)
         runs.append(meter.run)
         try:
             report = json.loads((out / "hipport-report.json").read_text(encoding="utf-8"))
