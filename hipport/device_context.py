@@ -44,6 +44,8 @@ from typing import TYPE_CHECKING
 
 import tree_sitter
 
+from .alternation import WORD_BYTES, WORD_OR_DOLLAR_BYTES, word_matches
+
 if TYPE_CHECKING:
     from .analyze import _FileContext
 
@@ -67,7 +69,8 @@ CUDA_DEVICE_RUNTIME = frozenset({
     "cudaStreamWaitEvent", "cudaTriggerProgrammaticLaunchCompletion",
 })
 
-_SPECIFIER = re.compile(rb"(?<![A-Za-z0-9_])(?:__device__|__global__)(?![A-Za-z0-9_])")
+#: Scanned with :func:`hipport.alternation.word_matches` (whole words, faster than a leading look-behind).
+_SPECIFIER = re.compile(rb"(?:__device__|__global__)(?![A-Za-z0-9_])")
 _DEFERRING_WORDS = re.compile(rb"(?<![A-Za-z0-9_])(?:inline|__forceinline__|static|constexpr|consteval)(?![A-Za-z0-9_])")
 _HOST_ONLY_GUARD = re.compile(
     rb"^#\s*(?:ifndef\s+__HIP_DEVICE_COMPILE__\b|(?:el)?if\s+!\s*(?:defined\s*\(?\s*)?__HIP_DEVICE_COMPILE__\b)")
@@ -211,24 +214,25 @@ def _host_only_branch(ctx: "_FileContext", node: tree_sitter.Node, stop: tree_si
     return False
 
 
-def _specifier_pattern(ctx: "_FileContext") -> re.Pattern | None:
-    """``__device__``, ``__global__`` and the macros of the file that expand to them, as whole
-    words; None when the file has none of them."""
+def _specifier_pattern(ctx: "_FileContext") -> tuple[re.Pattern, frozenset[int]] | None:
+    """``__device__``, ``__global__`` and the macros of the file that expand to them, as a
+    pattern and the bytes that may not precede a match (whole words:
+    :func:`hipport.alternation.word_matches`); None when the file has none of them."""
     names = sorted(ctx.specifier_macros.device_names)
     words = [b"__device__", b"__global__"] + [re.escape(name) for name in names]
     if not names:
-        return _SPECIFIER if b"__device__" in ctx.source or b"__global__" in ctx.source else None
+        return (_SPECIFIER, WORD_BYTES) if b"__device__" in ctx.source or b"__global__" in ctx.source else None
     if not any(word in ctx.source for word in (b"__device__", b"__global__", *names)):
         return None
-    return re.compile(rb"(?<![A-Za-z0-9_$])(?:" + b"|".join(words) + rb")(?![A-Za-z0-9_$])")
+    return re.compile(rb"(?:" + b"|".join(words) + rb")(?![A-Za-z0-9_$])"), WORD_OR_DOLLAR_BYTES
 
 
-def _device_bodies(ctx: "_FileContext", pattern: re.Pattern) -> list[tuple[int, int]]:
+def _device_bodies(ctx: "_FileContext", pattern: tuple[re.Pattern, frozenset[int]]) -> list[tuple[int, int]]:
     """Byte ranges of the bodies of functions and lambdas written with ``__device__`` or
     ``__global__`` (or a macro for them, ``pattern``: :func:`_specifier_pattern`) in their
     specifiers, outermost only, in source order."""
     ranges: list[tuple[int, int]] = []
-    for match in pattern.finditer(ctx.source):
+    for match in word_matches(pattern[0], ctx.source, pattern[1]):
         owner = ctx.node_at(match.start(), match.end()).parent
         while owner is not None and owner.type not in ("function_definition", "lambda_expression"):
             if owner.type in ("compound_statement", "translation_unit", "field_declaration_list", "declaration_list",

@@ -34,8 +34,11 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
     """
     tmp_name = path.parent / f".hipport-{os.getpid()}-{next(_counter)}.tmp"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(tmp_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            fd = os.open(tmp_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileNotFoundError:  # the folder first: one failed open per new folder, no mkdir per file
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(tmp_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.chmod(tmp_name, 0o644 if mode is None else (mode & 0o777) | 0o600)
