@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from .alternation import WORD_OR_DOLLAR_BYTES, directive_matches, word_matches
 from .edits import Edit
 from .parse import code_only
 from .resources import data_dir, load_yaml_file
@@ -112,6 +113,9 @@ class PortDefinition:
         return newline.join(lines) + newline
 
 
+_IDENTIFIER_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+
+
 @lru_cache(maxsize=1)
 def port_definitions() -> tuple[PortDefinition, ...]:
     """The entries of ``rules/definitions/device_functions.yaml``, in file order.
@@ -119,7 +123,8 @@ def port_definitions() -> tuple[PortDefinition, ...]:
     Raises:
         RuleError: the file lacks the ``definitions:`` list, or an entry lacks ``guard``, ``what``,
             ``nvidia`` or ``amd``, or has neither ``names`` (a mapping of CUDA name to port name)
-            nor ``overloads`` (a mapping of function to parameter lists) with ``requires``.
+            nor ``overloads`` (a mapping of function to parameter lists) with ``requires``, or one
+            of those names is not an identifier.
     """
     path = data_dir("rules") / PORT_DEFINITIONS_FILE
     data = load_yaml_file(path)
@@ -133,6 +138,10 @@ def port_definitions() -> tuple[PortDefinition, ...]:
                         or (isinstance(entry.get("overloads"), dict) and isinstance(entry.get("requires"), list))):
             raise RuleError(path, 1, f"definition {number}: expected keys {', '.join(fields)} and either "
                                      "'names' (a mapping) or 'overloads' (a mapping) with 'requires' (a list)")
+        words = [*(entry.get("names") or {}), *(entry.get("overloads") or {}), *(entry.get("requires") or ())]
+        if not all(isinstance(word, str) and _IDENTIFIER_NAME.fullmatch(word) for word in words):
+            raise RuleError(path, 1, f"definition {number}: the names, overloads and requires must be identifiers "
+                                     "(they are found as whole words)")
         entries.append(PortDefinition(
             {str(k): str(v) for k, v in (entry.get("names") or {}).items()},
             {str(k): tuple(str(p) for p in v) for k, v in (entry.get("overloads") or {}).items()},
@@ -198,20 +207,26 @@ def shield_from_macros(source: bytes, offset: int, block: bytes) -> bytes:
     return save + block + restore
 
 
-def _word_pattern(names) -> re.Pattern[bytes]:
-    """A regex matching any of ``names`` (strings) as a whole word."""
+def _word_pattern(names, leading: bool = True) -> re.Pattern[bytes]:
+    """A regex matching any of ``names`` (strings) as a whole word; with ``leading=False``
+    without the look-behind in front, for a scan with :func:`_words` (the same matches, faster)."""
     alternatives = b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
-    return re.compile(rb"(?<![A-Za-z0-9_$])(?:" + alternatives + rb")(?![A-Za-z0-9_$])")
+    return re.compile((rb"(?<![A-Za-z0-9_$])" if leading else b"") + rb"(?:" + alternatives + rb")(?![A-Za-z0-9_$])")
+
+
+def _words(ctx: "_FileContext", names):
+    """The matches of ``names`` as whole words in the file (:func:`hipport.alternation.word_matches`)."""
+    return word_matches(_word_pattern(names, leading=False), ctx.source, WORD_OR_DOLLAR_BYTES)
 
 
 def _declares(ctx: "_FileContext", name: bytes, parameters_naming: tuple[str, ...] = ()) -> bool:
     """The file declares ``name`` itself: a ``#define`` of it, or a function declarator of that
     name (whose parameter list, when ``parameters_naming`` is given, names one of those words)."""
-    if not parameters_naming and re.search(rb"^[ \t]*#[ \t]*define[ \t]+" + re.escape(name) + rb"\b",
-                                           ctx.source, re.MULTILINE):
+    if not parameters_naming and next(directive_matches(
+            re.compile(rb"^[ \t]*#[ \t]*define[ \t]+" + re.escape(name) + rb"\b", re.MULTILINE), ctx.source), None):
         return True
     types = _word_pattern(parameters_naming) if parameters_naming else None
-    for match in _word_pattern([name.decode()]).finditer(ctx.source):
+    for match in _words(ctx, [name.decode()]):
         node = ctx.node_at(match.start(), match.end())
         if node.type == "identifier" and node.parent is not None and node.parent.type == "function_declarator":
             parameters = node.parent.child_by_field_name("parameters")
@@ -220,11 +235,11 @@ def _declares(ctx: "_FileContext", name: bytes, parameters_naming: tuple[str, ..
     return False
 
 
-def _uses(ctx: "_FileContext", pattern: re.Pattern[bytes], calls_only: bool = False):
-    """(match, node) for each use of a word of ``pattern`` in the file's code or macro bodies:
-    an identifier or type name (with ``calls_only``, only the function of a call), or a word in
-    the code of a ``#define`` body; comments, strings and longer names are skipped."""
-    for match in pattern.finditer(ctx.source):
+def _uses(ctx: "_FileContext", names, calls_only: bool = False):
+    """(match, node) for each use of one of ``names`` (strings) in the file's code or macro
+    bodies: an identifier or type name (with ``calls_only``, only the function of a call), or a
+    word in the code of a ``#define`` body; comments, strings and longer names are skipped."""
+    for match in _words(ctx, names):
         node = ctx.node_at(match.start(), match.end())
         if node.type in _MACRO_BODIES:
             if ctx.in_macro_code(node, match.start()):
@@ -247,7 +262,7 @@ def _define_renamed(ctx: "_FileContext", entry: PortDefinition) -> None:
     if any(_declares(ctx, cuda.encode()) for cuda in entry.names):
         return
     first: "tree_sitter.Node | None" = None
-    for match, node in _uses(ctx, _word_pattern(entry.names)):
+    for match, node in _uses(ctx, entry.names):
         if node.type not in _MACRO_BODIES and node.type != "identifier":
             continue
         first = first or node
@@ -267,10 +282,10 @@ def _define_overloads(ctx: "_FileContext", entry: PortDefinition) -> None:
     that lists only overloads the block adds, and the first of them gets HP2043."""
     if any(_declares(ctx, name.encode(), entry.requires) for name in entry.overloads):
         return
-    type_use = next(iter(_uses(ctx, _word_pattern(entry.requires))), None)
+    type_use = next(iter(_uses(ctx, entry.requires)), None)
     if type_use is None:
         return
-    calls = list(_uses(ctx, _word_pattern(entry.overloads), calls_only=True))
+    calls = list(_uses(ctx, entry.overloads, calls_only=True))
     if not calls:
         return
     offset = max(definition_offset(ctx, type_use[1]), definition_offset(ctx, calls[0][1]))

@@ -339,3 +339,23 @@ def test_a_macro_named_like_an_ordinary_word_does_not_reach_the_atomic_definitio
     text = ported.read_text()
     assert "#ifndef HIPPORT_ATOMIC_ADD_HALF_DEFINED" in text and "push_macro" not in text
     toolchain.compile_amd(ported, tmp_path / "k.o", ("gfx90a",))
+
+
+def test_a_definition_naming_a_non_identifier_is_a_rule_error(tmp_path, monkeypatch):
+    """The names of device_functions.yaml are found as whole words (hipport.alternation.word_matches),
+    so a name that is no identifier (``std::foo``) is refused with the file named."""
+    import hipport.port_definitions as port_definitions_module
+    from hipport.rules import RuleError
+
+    (tmp_path / "definitions").mkdir()
+    (tmp_path / "definitions" / "device_functions.yaml").write_text(
+        "definitions:\n- guard: G\n  what: w\n  nvidia: ''\n  amd: ''\n  names: {'std::foo': hipFoo}\n")
+    monkeypatch.setattr(port_definitions_module, "data_dir", lambda name: tmp_path)
+    port_definitions_module.port_definitions.cache_clear()
+    try:
+        with pytest.raises(RuleError, match="definition 1: the names, overloads and requires must be identifiers"):
+            port_definitions_module.port_definitions()
+    finally:
+        monkeypatch.undo()
+        port_definitions_module.port_definitions.cache_clear()
+    assert port_definitions_module.port_definitions()  # the shipped file loads again
