@@ -301,9 +301,9 @@ def _rewrite_identifiers(ctx: _FileContext) -> None:
         if name in calls and replacement is not None:
             report_signatures(ctx, node, calls[name], ctx.point(start))
             hip = _rewrite_call(ctx, node, calls[name], hip, name, ctx.point(start))
-        if renamed_to is not None and renamed_to != name:
+        if renamed_to is not None and renamed_to != name and name not in ctx.result.renamed:
             row, column = ctx.point(start)
-            ctx.result.renamed.setdefault(name, (renamed_to, row + 1, column + 1))
+            ctx.result.renamed[name] = (renamed_to, row + 1, column + 1)
         if hip and mapping.kind in _TYPE_KINDS:
             hip = elaborated_name(ctx, node, start, end, mapping, hip)
         if hip is not None:
@@ -351,8 +351,9 @@ def _rewrite_namespace(ctx: _FileContext, node: tree_sitter.Node, start: int, en
         if replacement is not None:
             ctx.result.edits.append(Edit(start, end, replacement))
             ctx.result.references_rewritten += 1
-            row, column = ctx.point(start)
-            ctx.result.renamed.setdefault(mapping.cuda, (replacement.decode("utf-8"), row + 1, column + 1))
+            if mapping.cuda not in ctx.result.renamed:  # the first rewrite's place only
+                row, column = ctx.point(start)
+                ctx.result.renamed[mapping.cuda] = (replacement.decode("utf-8"), row + 1, column + 1)
         check_name = _FINDING_STATUSES.get(ctx.rules.target(mapping)[1])
         if check_name:
             ctx.report(check_name, ctx.point(start), name=mapping.cuda,
