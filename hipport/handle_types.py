@@ -59,11 +59,12 @@ Everything else keeps its HP1216 error.
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import TYPE_CHECKING
 
 from .edits import Edit
-from .parse import nodes_of_kinds
+from .parse import file_nodes, nodes_of_kinds
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -179,12 +180,35 @@ def _declared(node: "tree_sitter.Node") -> tuple[bytes, int] | None:
     return None
 
 
-def _function_of(node) -> int:
-    """The start byte of the function definition around ``node``, or -1 at file scope."""
-    node = node.parent
-    while node is not None and node.type != "function_definition":
-        node = node.parent
-    return -1 if node is None else node.start_byte
+class _FunctionSpans:
+    """The function definition around a node, by binary search in the file's definitions (a walk
+    up the parents costs the depth of the tree per node: 0.24 CPU s for 78,000 nodes of a 5 MB file).
+
+    A tree node lies inside exactly the nodes whose byte ranges hold its start (children lie
+    within their parent, siblings do not overlap), so the innermost definition holding a node's
+    start byte is the one a walk up its parents meets first. Definitions are sorted by start
+    (outer before inner); each keeps the index of the one around it."""
+
+    def __init__(self, ctx: "_FileContext"):
+        definitions = file_nodes(ctx, "function_definition")
+        self.starts = [d.start_byte for d in definitions]
+        self.ends = [d.end_byte for d in definitions]
+        self.outer: list[int] = []
+        open_: list[int] = []
+        for index, start in enumerate(self.starts):
+            while open_ and self.ends[open_[-1]] <= start:
+                open_.pop()
+            self.outer.append(open_[-1] if open_ else -1)
+            open_.append(index)
+
+    def of(self, node) -> int:
+        """The start byte of the innermost definition around ``node`` (not ``node`` itself, which
+        is never a definition here), or -1 at file scope."""
+        offset = node.start_byte
+        index = bisect.bisect_right(self.starts, offset) - 1
+        while index >= 0 and self.ends[index] <= offset:
+            index = self.outer[index]
+        return self.starts[index] if index >= 0 else -1
 
 
 class Declarations:
@@ -206,6 +230,7 @@ class Declarations:
         the caller has them from a query of its own (one walk of the tree instead of two)."""
         self.variables: dict[bytes, dict[int, set[tuple[str, int]]]] = {}
         self.fields: dict[bytes, set[tuple[str, int, int]]] = {}
+        self._functions = _FunctionSpans(ctx)
         bodies: dict[bytes, list[bytes]] = {}
         if nodes is None:
             nodes = nodes_of_kinds(ctx.root, ("preproc_def",) + _DECLARATIONS)
@@ -225,7 +250,7 @@ class Declarations:
                 continue
             type_text = _norm(_text(ctx, type_node))
             fields = node.type == "field_declaration"
-            function = -1 if fields else _function_of(node)
+            function = -1 if fields else self._functions.of(node)
             for declarator in node.children_by_field_name("declarator"):
                 found = _declared(declarator)
                 if found is None:
@@ -242,7 +267,7 @@ class Declarations:
         by_function = self.variables.get(name)
         if not by_function:
             return set()
-        function = _function_of(use)
+        function = self._functions.of(use)
         return (function != -1 and by_function.get(function)) or by_function.get(-1, set())
 
     def field(self, name: bytes) -> set[tuple[str, int]]:

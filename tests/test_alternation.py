@@ -93,3 +93,15 @@ def test_directive_matches_is_finditer_of_a_line_start_pattern():
     assert [m.group(1) for m in directive_matches(project_macros._DIRECTIVE_LINE, text)] == [
         b"include", b"include", b"define", b"define", b"define", b"include", b"pragma", b"define", b"include"]
     assert list(directive_matches(re.compile(rb"^[ \t]*#[ \t]*undef", re.M), text)) == []
+
+
+def test_warp_constants_found_from_their_assignment_match_the_look_behind_scan():
+    """warp._warp_constant_matches yields _WARP_CONSTANT.finditer's matches: names before '= 32;'
+    with blanks and newlines between, not after a digit-led run, not for '=='."""
+    from hipport.warp import _WARP_CONSTANT, _warp_constant_matches
+
+    text = (b"int kWarp = 32; x1=32u;\n1abc = 32; a == 32; b =32 ; c\n=\n32\n;static const int WARP_SIZE=32;"
+            b" y = 320; z = 32 ; = 32; w\t= 32U;")
+    expected = [(m.span(), m.groups()) for m in _WARP_CONSTANT.finditer(text)]
+    assert [g for _, g in expected] == [(b"kWarp",), (b"x1",), (b"b",), (b"c",), (b"WARP_SIZE",), (b"z",), (b"w",)]
+    assert [(m.span(), m.groups()) for m in _warp_constant_matches(text)] == expected

@@ -10,7 +10,7 @@ import re
 import pytest
 from pathlib import Path
 
-from helpers import FIXTURES, REPO
+from helpers import CORPUS, FIXTURES, REPO
 from hipport.analyze import analyze_file
 from hipport.convert import ConvertOptions, convert_tree
 from hipport.handle_types import integer_handles
@@ -201,3 +201,32 @@ def test_integer_constant_macros_count_as_integers(tmp_path):
                           "  return hipMemsetD8(base + SHIFTED, 0, SLOT_BYTES);"]
     assert [(f.line, f.column, f.rule_id) for f in report.findings if f.rule_id in ("HP1216", "HP1222")] == [
         (5, 15, "HP1222"), (6, 14, "HP1222"), (7, 21, "HP1216")]
+
+
+def test_function_spans_find_the_definition_a_walk_up_the_parents_finds():
+    """_FunctionSpans.of (binary search) gives, for every declaration and identifier of real files
+    (nested local-class methods, lambdas, templates, namespaces), the start of the innermost
+    function definition among the node's ancestors, or -1."""
+    from hipport.analyze import _FileContext
+    from hipport.handle_types import _FunctionSpans
+    from hipport.parse import new_parser, nodes_of_kinds
+    from hipport.rules import default_rules
+
+    def walk_up(node) -> int:
+        node = node.parent
+        while node is not None and node.type != "function_definition":
+            node = node.parent
+        return -1 if node is None else node.start_byte
+
+    source = (b"namespace n { int g; __global__ void k(int a) { struct L { int m(int b) { int c; return b; } };"
+              b" auto f = [](int d) { int e = d; return e; }; int h; } }\n"
+              b"template <typename T> __device__ T t(T x) { T y = x; return y; }\nint tail(int z);\n")
+    parser = new_parser()
+    checked = 0
+    for text in [source, *(path.read_bytes() for path in sorted(CORPUS.rglob("*.cu")))]:
+        ctx = _FileContext("x.cu", text, parser.parse(text), default_rules())
+        spans = _FunctionSpans(ctx)
+        for node in nodes_of_kinds(ctx.root, ("declaration", "parameter_declaration", "field_declaration", "identifier")):
+            assert spans.of(node) == walk_up(node), (text[:40], node.start_point)
+            checked += 1
+    assert checked > 1000
