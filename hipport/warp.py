@@ -120,7 +120,7 @@ from .cmake import reached_files
 from .device_context import function_kind
 from .edits import Edit
 from .port_definitions import shield_from_macros
-from .parse import LANGUAGE, code_only, compiled_query, file_nodes
+from .parse import LANGUAGE, START_BYTE, code_only, compiled_query, file_nodes
 from .project_macros import SpecifierMacros, TreeSources, specifier_macros
 from . import lane_flow, warp32
 
@@ -341,7 +341,7 @@ def _warp_definitions(source: bytes) -> Iterator[tuple[re.Match, str]]:
 def _query(query: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
     """The nodes the query source ``query`` captures under ``node``, in source order."""
     found = [n for nodes in tree_sitter.QueryCursor(compiled_query(query)).captures(node).values() for n in nodes]
-    return sorted(found, key=lambda n: n.start_byte)
+    return sorted(found, key=START_BYTE)
 
 
 def _descendants(node: tree_sitter.Node):
