@@ -63,6 +63,7 @@ import bisect
 import re
 from typing import TYPE_CHECKING
 
+from .alternation import WORD_OR_DOLLAR_BYTES, trie_alternation, word_matches
 from .edits import Edit
 from .parse import file_nodes, nodes_of_kinds
 
@@ -458,6 +459,22 @@ def _fix(ctx: "_FileContext", finder: _Finder, node, operation: str, mapping: "M
     return f"({hip})({_text(ctx, integer)} {operator} (char *){_text(ctx, pointer)})"
 
 
+def _handle_mentions(ctx: "_FileContext", handles: dict[str, "Mapping"], names: Declarations) -> list[int] | None:
+    """The start bytes, in order, of the whole words of the file that can make an operation one on
+    a handle: the handle type names, and the variables and members with a declaration of a handle
+    type. :meth:`_Finder.handle` finds a handle only through an identifier or member of such a
+    declaration, or a cast to a handle type; an initialiser only through its declaration's type.
+    None (every operation is read) when one of those names holds a byte other than ``[A-Za-z0-9_$]``."""
+    words = {name.encode() for name in handles}
+    words |= {name for name, by_function in names.variables.items()
+              if any(type_text in handles for entries in by_function.values() for type_text, _ in entries)}
+    words |= {name for name, entries in names.fields.items() if any(entry[0] in handles for entry in entries)}
+    if any(not WORD_OR_DOLLAR_BYTES.issuperset(word) for word in words):
+        return None  # a name of other bytes (UTF-8): word_matches' whole-word scan needs name bytes
+    pattern = re.compile(trie_alternation(words) + rb"(?![A-Za-z0-9_$])")
+    return [match.start() for match in word_matches(pattern, ctx.source, WORD_OR_DOLLAR_BYTES)]
+
+
 def analyze_handle_types(ctx: "_FileContext", fix: bool = False) -> None:
     """Report (HP1216) each integer operation on a CUDA handle whose HIP twin is a pointer, and
     with ``fix`` rewrite those whose rewrite keeps CUDA's value (HP1222; see the module docstring).
@@ -476,10 +493,18 @@ def analyze_handle_types(ctx: "_FileContext", fix: bool = False) -> None:
     # one query for the declarations and the operations: each whole-tree query is a walk of the tree
     nodes = nodes_of_kinds(ctx.root, ("preproc_def",) + _DECLARATIONS + _OPERATIONS)
     finder = _Finder(ctx, handles, nodes)
+    mentions = _handle_mentions(ctx, handles, finder.names)
     for node in nodes:
         kind = node.type
         if kind not in _OPERATIONS:
             continue
+        # an operation involves a handle only through a word of ``mentions`` inside it (an
+        # initialiser: inside its declaration); the others are skipped unread
+        first = node.parent.start_byte if kind == "init_declarator" and node.parent is not None else node.start_byte
+        if mentions is not None:
+            at = bisect.bisect_left(mentions, first)
+            if at == len(mentions) or mentions[at] >= node.end_byte:
+                continue
         found: tuple[str, str] | None = None  # (handle type, what is done to it)
         if kind == "binary_expression":
             operator = node.child_by_field_name("operator").type
