@@ -11,6 +11,11 @@ The trie matches exactly the same set of strings as the flat alternation. Where 
 prefix of another, the trie prefers the longer one (an optional group is greedy), as does a flat
 alternation sorted longest first; a pattern that continues with ``[A-Za-z0-9_]*`` after words
 made of word characters matches the same spans either way.
+
+The module also holds the two scans that keep a pattern's first element a literal, so the
+engine can skip ahead to it: :func:`word_matches` (whole words without a leading look-behind)
+and :func:`directive_matches` (directive lines without a leading ``^``). Each yields exactly the
+matches of the slower form; ``tests/test_alternation.py`` checks both against it.
 """
 
 from __future__ import annotations
