@@ -178,9 +178,12 @@ def close_matches(word: str, possibilities, n: int = 3, cutoff: float = 0.6) -> 
     bounded = []
     for possibility in possibilities:
         total = width + len(possibility)
-        if not total or 2.0 * min(width, len(possibility)) / total < cutoff:  # difflib's real_quick_ratio
+        if not total:
+            bound = 1.0  # two empty strings: difflib's ratio is 1.0
+        elif 2.0 * min(width, len(possibility)) / total < cutoff:  # difflib's real_quick_ratio
             continue
-        bound = 2.0 * _lcs_length(masks, width, possibility) / total
+        else:
+            bound = 2.0 * _lcs_length(masks, width, possibility) / total
         if bound >= cutoff:
             bounded.append((bound, possibility))
     bounded.sort(key=lambda item: item[0], reverse=True)

@@ -208,6 +208,7 @@ def test_close_matches_is_difflibs_answer():
     assert close_matches("cudaMallc", names) == ["cudaMalloc", "cudaMalloc_", "cudaMalloc3D"]
     assert close_matches("cudaMallocx", names, n=2) == ["cudaMalloc", "cudaMalloc_"]
     assert close_matches("zzz", names) == []
+    assert close_matches("", ["", "a", ""]) == difflib.get_close_matches("", ["", "a", ""]) == ["", ""]
     for word in ("cudaMallc", "cudaMemcp", "cudaMallocHst", "cudaFre", "cudaMalloc", "cudaMallocArr"):
         for n in (1, 2, 3, 5):
             assert close_matches(word, names, n=n) == difflib.get_close_matches(word, names, n=n, cutoff=0.6)
