@@ -187,7 +187,6 @@ def analyze_collisions(ctx) -> None:
     newline = _newline(source)
     seen: dict[tuple, list[tuple[tree_sitter.Node, tuple[str, ...]]]] = {}
     guards = 0
-    guarded: set[int] = set()
     named = []
     for definition in outermost_definitions(ctx):
         declarator = _function_declarator(definition)
@@ -205,7 +204,6 @@ def analyze_collisions(ctx) -> None:
         name = name_bytes.decode("utf-8", "replace")
         parameters = _parameters(declarator)
         if name_node.type == "operator_name" and _vector_operator(ctx, definition, name, parameters, newline):
-            guarded.add(definition.id)
             continue
         types = [_parameter_types(ctx, p) for p in parameters]
         original = tuple(unmapped for unmapped, _ in types)

@@ -115,7 +115,7 @@ from typing import Iterator, Protocol
 
 import tree_sitter
 
-from .alternation import directive_matches
+from .alternation import WORD_BYTES, directive_matches
 from .cmake import reached_files
 from .device_context import function_kind
 from .edits import Edit
@@ -209,7 +209,6 @@ _WARP_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w*(?:WARP|[Ww]arp)\w*)[
 _WARP_CONSTANT = re.compile(rb"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*)\s*=\s*32[uU]?\s*;")
 _ASSIGNED_32 = re.compile(rb"=\s*32[uU]?\s*;")
 _BLANK_BYTES = frozenset(b" \t\n\r\f\v")  # \s of a bytes pattern
-_NAME_BYTE_VALUES = frozenset(b"_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _WARP_ASSERT = re.compile(rb"static_assert\s*\([^;]*(?:WARP|[Ww]arp)[^;]*==\s*32\b[^;]*\)")
 _WARP_SIZE_CORE = re.compile(rb"(?:WARP|[Ww]arp)_?(?:SIZE|[Ss]ize)")
 _WARP_SIZE_WORD = re.compile(r"^\w*(?:WARP|[Ww]arp)_?(?:SIZE|[Ss]ize)\w*$")
@@ -320,7 +319,7 @@ def _warp_constant_matches(source: bytes) -> Iterator[re.Match]:
         while end > 0 and source[end - 1] in _BLANK_BYTES:
             end -= 1
         start = end
-        while start > 0 and source[start - 1] in _NAME_BYTE_VALUES:
+        while start > 0 and source[start - 1] in WORD_BYTES:
             start -= 1
         if start == end:
             continue
