@@ -89,6 +89,8 @@ _WIDE = re.compile(r"(?:unsigned\s+)?long(?:\s+long)?(?:\s+int)?$|(?:std::)?u?in
 _INTEGER_LITERAL = re.compile(r"(?:0[xX][0-9a-fA-F']+|0[bB][01']+|[0-9][0-9']*)[uUlLzZ]*")
 _NULL_LITERAL = re.compile(r"0+[uUlL]*|0[xX]0+[uUlL]*")
 _INTEGER_OPERATORS = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"})
+#: A name as the declarations index it (the words an operation's names can be).
+_WORD = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
 _PREFILTER = re.compile(rb"CUdeviceptr|TextureObject_t|SurfaceObject_t|CUtexObject|CUsurfObject")
 
 
@@ -216,21 +218,37 @@ class Declarations:
     """The declarations of variables, parameters and members in one file, read from the syntax
     tree (declarations, parameters, struct fields; typedefs are not followed).
 
+    A declaration is read when a name it may declare is first looked up, not all up front (a
+    50 MB file holds 550,000 declarations, and the handle-type pass looks up the names of a few
+    thousand operations): the name's whole-word occurrences are found in the text and every
+    declaration around one of them is read. A declaration of ``n`` holds ``n``'s identifier,
+    a whole word of the source, so every declaration of ``n`` is among those read.
+
     Attributes:
         variables: name (bytes) -> start byte of the function definition the declaration is in
             (-1 at file scope) -> the (type text with const/volatile dropped, pointer-or-array
             depth) of each declaration of it there; indexed by function so that looking a name up
-            costs the same in a file of one function and of ten thousand.
+            costs the same in a file of one function and of ten thousand. Complete for the names
+            looked up (:meth:`resolve`), partial for the others.
         fields: name (bytes) -> the (type text, depth, -1) of each member of that name in the
-            file's structs and classes.
+            file's structs and classes; complete for the names looked up, as ``variables``.
+        integer_macros: the object-like macros the file defines once, as integer constants
+            (:func:`integer_macro_body`).
     """
 
+    #: Names looked up one at a time (a scan of the file each) before the rest of the file's
+    #: declarations are read at once, which bounds the cost of callers that look up names
+    #: without :meth:`resolve` first.
+    SINGLE_LOOKUPS = 8
+
     def __init__(self, ctx: "_FileContext", nodes: "list[tree_sitter.Node] | None" = None):
-        """Read the declarations of ``ctx``'s file; ``nodes``: the file's nodes of the kinds
-        ``preproc_def`` and :data:`_DECLARATIONS` (others are skipped) in source order, where
-        the caller has them from a query of its own (one walk of the tree instead of two)."""
+        """Index the declarations of ``ctx``'s file; ``nodes``: the file's nodes of the kinds
+        ``preproc_def`` and :data:`_DECLARATIONS` (others are skipped) in the order of
+        :func:`hipport.parse.nodes_of_kinds`, where the caller has them from a query of its own
+        (one walk of the tree instead of two)."""
         self.variables: dict[bytes, dict[int, set[tuple[str, int]]]] = {}
         self.fields: dict[bytes, set[tuple[str, int, int]]] = {}
+        self._ctx = ctx
         self._functions = _FunctionSpans(ctx)
         bodies: dict[bytes, list[bytes]] = {}
         if nodes is None:
@@ -240,31 +258,96 @@ class Declarations:
             name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
             if name is not None:
                 bodies.setdefault(name.text, []).append(value.text if value is not None else b"")
-        #: object-like macros the file defines once, as integer constants (:func:`integer_macro_body`)
         self.integer_macros: frozenset[bytes] = frozenset(
             name for name, values in bodies.items() if len(values) == 1 and integer_macro_body(values[0]))
-        for node in nodes:
-            if node.type not in _DECLARATIONS:
+        # the declarations by (start, -end), outer before inner; each keeps the index of the
+        # innermost one around it (-1: none), as in _FunctionSpans
+        self._nodes = [node for node in nodes if node.type in _DECLARATIONS]
+        self._starts = [node.start_byte for node in self._nodes]
+        ends = self._ends = [node.end_byte for node in self._nodes]
+        self._outer: list[int] = []
+        open_: list[int] = []
+        for index, start in enumerate(self._starts):
+            while open_ and ends[open_[-1]] <= start:
+                open_.pop()
+            self._outer.append(open_[-1] if open_ else -1)
+            open_.append(index)
+        self._read = bytearray(len(self._nodes))
+        self._resolved: set[bytes] = set()
+        self._all_read = False
+        self._single_lookups = 0
+
+    def resolve(self, names) -> None:
+        """Read every declaration of the file that may declare one of ``names`` (bytes), with one
+        scan of the text for all of them; afterwards :meth:`of`, :meth:`field` and
+        :meth:`integer` answer for them without another scan."""
+        pending = {name for name in names if name not in self._resolved}
+        if not pending or self._all_read:
+            return
+        if any(not name or not WORD_OR_DOLLAR_BYTES.issuperset(name) for name in pending):
+            self._read_all()  # a name of other bytes: the whole-word scan needs name bytes
+            return
+        pattern = re.compile(trie_alternation(pending) + rb"(?![A-Za-z0-9_$])")
+        for match in word_matches(pattern, self._ctx.source, WORD_OR_DOLLAR_BYTES):
+            self._read_around(match.start())
+        self._resolved |= pending
+
+    def resolve_typed(self, type_names) -> None:
+        """Read every declaration whose type may be one of ``type_names`` (str): those around an
+        occurrence of one of them anywhere in the text (a type text equal to the name once
+        const and volatile are dropped holds the name), so that :attr:`variables` and
+        :attr:`fields` hold every entry of one of those types."""
+        if self._all_read or not type_names:
+            return
+        pattern = re.compile(trie_alternation({name.encode() for name in type_names}))
+        for match in pattern.finditer(self._ctx.source):
+            self._read_around(match.start())
+
+    def _read_around(self, offset: int) -> None:
+        index = bisect.bisect_right(self._starts, offset) - 1
+        while index >= 0:
+            if not self._read[index] and self._ends[index] > offset:
+                self._read_declaration(index)
+            index = self._outer[index]
+
+    def _read_all(self) -> None:
+        for index in range(len(self._nodes)):
+            if not self._read[index]:
+                self._read_declaration(index)
+        self._all_read = True
+
+    def _lookup(self, name: bytes) -> None:
+        if self._all_read or name in self._resolved:
+            return
+        if self._single_lookups >= self.SINGLE_LOOKUPS:
+            self._read_all()
+            return
+        self._single_lookups += 1
+        self.resolve((name,))
+
+    def _read_declaration(self, index: int) -> None:
+        self._read[index] = 1
+        node = self._nodes[index]
+        type_node = node.child_by_field_name("type")
+        if type_node is None:
+            return
+        type_text = _norm(_text(self._ctx, type_node))
+        fields = node.type == "field_declaration"
+        function = -1 if fields else self._functions.of(node)
+        for declarator in node.children_by_field_name("declarator"):
+            found = _declared(declarator)
+            if found is None:
                 continue
-            type_node = node.child_by_field_name("type")
-            if type_node is None:
-                continue
-            type_text = _norm(_text(ctx, type_node))
-            fields = node.type == "field_declaration"
-            function = -1 if fields else self._functions.of(node)
-            for declarator in node.children_by_field_name("declarator"):
-                found = _declared(declarator)
-                if found is None:
-                    continue
-                if fields:
-                    self.fields.setdefault(found[0], set()).add((type_text, found[1], -1))
-                else:
-                    self.variables.setdefault(found[0], {}).setdefault(function, set()).add((type_text, found[1]))
+            if fields:
+                self.fields.setdefault(found[0], set()).add((type_text, found[1], -1))
+            else:
+                self.variables.setdefault(found[0], {}).setdefault(function, set()).add((type_text, found[1]))
 
     def of(self, name: bytes, use) -> set[tuple[str, int]]:
         """The (type, depth) of the declarations of variable ``name`` seen at node ``use``: those
         of the function around it when it declares the name (parameters included), else those
         at file scope."""
+        self._lookup(name)
         by_function = self.variables.get(name)
         if not by_function:
             return set()
@@ -273,6 +356,7 @@ class Declarations:
 
     def field(self, name: bytes) -> set[tuple[str, int]]:
         """The (type, depth) of every member named ``name`` in the file's structs and classes."""
+        self._lookup(name)
         return {(t, d) for t, d, _ in self.fields.get(name, ())}
 
     @staticmethod
@@ -465,6 +549,7 @@ def _handle_mentions(ctx: "_FileContext", handles: dict[str, "Mapping"], names: 
     type. :meth:`_Finder.handle` finds a handle only through an identifier or member of such a
     declaration, or a cast to a handle type; an initialiser only through its declaration's type.
     None (every operation is read) when one of those names holds a byte other than ``[A-Za-z0-9_$]``."""
+    names.resolve_typed(handles)
     words = {name.encode() for name in handles}
     words |= {name for name, by_function in names.variables.items()
               if any(type_text in handles for entries in by_function.values() for type_text, _ in entries)}
@@ -494,6 +579,7 @@ def analyze_handle_types(ctx: "_FileContext", fix: bool = False) -> None:
     nodes = nodes_of_kinds(ctx.root, ("preproc_def",) + _DECLARATIONS + _OPERATIONS)
     finder = _Finder(ctx, handles, nodes)
     mentions = _handle_mentions(ctx, handles, finder.names)
+    operations = []
     for node in nodes:
         kind = node.type
         if kind not in _OPERATIONS:
@@ -505,6 +591,17 @@ def analyze_handle_types(ctx: "_FileContext", fix: bool = False) -> None:
             at = bisect.bisect_left(mentions, first)
             if at == len(mentions) or mentions[at] >= node.end_byte:
                 continue
+        operations.append((node, first))
+    # the names those operations can look up, read from the file's declarations with one scan
+    words: set[bytes] = set()
+    reach = -1
+    for node, first in operations:
+        if node.end_byte > reach:
+            words.update(_WORD.findall(ctx.source, max(first, reach), node.end_byte))
+            reach = node.end_byte
+    finder.names.resolve(words)
+    for node, _ in operations:
+        kind = node.type
         found: tuple[str, str] | None = None  # (handle type, what is done to it)
         if kind == "binary_expression":
             operator = node.child_by_field_name("operator").type

@@ -230,3 +230,71 @@ def test_function_spans_find_the_definition_a_walk_up_the_parents_finds():
             assert spans.of(node) == walk_up(node), (text[:40], node.start_point)
             checked += 1
     assert checked > 1000
+
+
+def _declarations_read_whole(ctx):
+    """Every declaration of the file read at once: what Declarations held before it read lazily."""
+    from hipport.handle_types import Declarations
+
+    declarations = Declarations(ctx)
+    declarations._read_all()
+    return declarations
+
+
+def test_declarations_read_on_lookup_answer_as_reading_them_all():
+    """Declarations reads a declaration only when a name it may declare is looked up; for every
+    identifier and member name of a crafted file and of the corpus, its answers (of, field,
+    integer) equal those of the same index with every declaration read, whether the names are
+    looked up one at a time (a scan each, then all at once past SINGLE_LOOKUPS) or resolved
+    together first; a name of non-ASCII bytes reads them all."""
+    from hipport.analyze import _FileContext
+    from hipport.handle_types import Declarations, integer_handles
+    from hipport.parse import nodes_of_kinds
+
+    source = ("#define SLOT 4ULL\nstruct S { CUdeviceptr ptr; int n; } s, *sp;\nCUdeviceptr g; int g2;\n"
+              "void f(CUdeviceptr d, int n) { int g = 1; struct L { unsigned m; } l; CUdeviceptr e = d + n;"
+              " for (int i = 0; i < n; ++i) { const CUdeviceptr q = e; } int \u00e9t\u00e9 = 2; }\n"
+              "CUdeviceptr constg, gconst; volatile CUdeviceptr v[2];\n").encode()
+    parser = new_parser()
+    rules = default_rules()
+    checked = 0
+    for text in [source, *(path.read_bytes() for path in sorted(CORPUS.rglob("*.cu")))]:
+        tree = parser.parse(text)
+        whole = _declarations_read_whole(_FileContext("x.cu", text, tree, rules))
+        nodes = nodes_of_kinds(tree.root_node, ("identifier", "field_identifier"))
+        one_by_one = Declarations(_FileContext("x.cu", text, tree, rules))
+        together = Declarations(_FileContext("x.cu", text, tree, rules))
+        together.resolve({node.text for node in nodes})
+        assert not together._all_read or any(not node.text.isascii() for node in nodes)
+        for node in nodes:
+            for declarations in (one_by_one, together):
+                assert declarations.of(node.text, node) == whole.of(node.text, node), (text[:40], node.text)
+                assert declarations.field(node.text) == whole.field(node.text)
+                assert declarations.integer(node.text, node) == whole.integer(node.text, node)
+            checked += 1
+        typed = Declarations(_FileContext("x.cu", text, tree, rules))
+        typed.resolve_typed(integer_handles(rules))
+        handles = set(integer_handles(rules))
+        assert {n for n, f in typed.variables.items() if any(t in handles for e in f.values() for t, _ in e)} \
+            == {n for n, f in whole.variables.items() if any(t in handles for e in f.values() for t, _ in e)}
+        assert {n for n, e in typed.fields.items() if any(t in handles for t, _, _ in e)} \
+            == {n for n, e in whole.fields.items() if any(t in handles for t, _, _ in e)}
+    assert checked > 1000
+    crafted = Declarations(_FileContext("x.cu", source, parser.parse(source), rules))
+    assert crafted.of(b"ptr", None) == set() and crafted.field(b"ptr") == {("CUdeviceptr", 0)}
+    assert not crafted._all_read and crafted._single_lookups == 1  # of and field: one scan for "ptr"
+    crafted.field("\u00e9t\u00e9".encode())
+    assert crafted._all_read
+    bounded = Declarations(_FileContext("x.cu", source, parser.parse(source), rules))
+    for name in (b"s", b"sp", b"g", b"g2", b"d", b"n", b"e", b"i"):
+        bounded.field(name)
+    assert not bounded._all_read and bounded._single_lookups == Declarations.SINGLE_LOOKUPS == 8
+    bounded.field(b"q")
+    assert bounded._all_read and bounded._single_lookups == 8
+    tree = parser.parse(source)
+    ctx = _FileContext("x.cu", source, tree, rules)
+    typed = Declarations(ctx)
+    typed.resolve_typed(integer_handles(rules))
+    assert set(typed.variables) >= {b"d", b"e", b"q", b"g", b"constg", b"gconst", b"v"}
+    assert typed.variables[b"v"] == {-1: {("CUdeviceptr", 1)}}
+    assert typed.fields[b"ptr"] == {("CUdeviceptr", 0, -1)}
