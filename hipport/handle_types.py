@@ -65,7 +65,7 @@ from typing import TYPE_CHECKING
 
 from .alternation import WORD_OR_DOLLAR_BYTES, trie_alternation, word_matches
 from .edits import Edit
-from .parse import file_nodes, nodes_of_kinds
+from .parse import END_BYTE, START_BYTE, file_nodes, nodes_of_kinds
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -74,9 +74,11 @@ if TYPE_CHECKING:
     from .rules import Mapping, RuleSet
 
 _DECLARATIONS = ("declaration", "parameter_declaration", "optional_parameter_declaration", "field_declaration")
+_DECLARATION_KINDS = frozenset(_DECLARATIONS)
 #: The node kinds :func:`analyze_handle_types` looks at (the operations of the module docstring).
 _OPERATIONS = ("binary_expression", "update_expression", "assignment_expression", "init_declarator",
                "cast_expression", "call_expression")
+_OPERATION_KINDS = frozenset(_OPERATIONS)
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"})
 _COMPOUND = frozenset({"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
 _INTEGER_WORDS = re.compile(r"(?:(?:const|volatile|signed|unsigned|short|long|int|char|bool)\b\s*)+$"
@@ -91,6 +93,8 @@ _NULL_LITERAL = re.compile(r"0+[uUlL]*|0[xX]0+[uUlL]*")
 _INTEGER_OPERATORS = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"})
 #: A name as the declarations index it (the words an operation's names can be).
 _WORD = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
+#: tree-sitter's token that starts a ``preproc_def`` (grammar.js: ``preprocessor('define')``).
+_DEFINE = re.compile(rb"#[ \t]*define")
 _PREFILTER = re.compile(rb"CUdeviceptr|TextureObject_t|SurfaceObject_t|CUtexObject|CUsurfObject")
 
 
@@ -220,9 +224,10 @@ class Declarations:
 
     A declaration is read when a name it may declare is first looked up, not all up front (a
     50 MB file holds 550,000 declarations, and the handle-type pass looks up the names of a few
-    thousand operations): the name's whole-word occurrences are found in the text and every
-    declaration around one of them is read. A declaration of ``n`` holds ``n``'s identifier,
-    a whole word of the source, so every declaration of ``n`` is among those read.
+    thousand operations): the name's whole-word occurrences are found in the text, and every
+    declaration around one of them, found by a walk up from the tree node at its first byte,
+    is read. A declaration of ``n`` holds ``n``'s identifier, a whole word of the source, so
+    every declaration of ``n`` is among those read.
 
     Attributes:
         variables: name (bytes) -> start byte of the function definition the declaration is in
@@ -232,8 +237,6 @@ class Declarations:
             looked up (:meth:`resolve`), partial for the others.
         fields: name (bytes) -> the (type text, depth, -1) of each member of that name in the
             file's structs and classes; complete for the names looked up, as ``variables``.
-        integer_macros: the object-like macros the file defines once, as integer constants
-            (:func:`integer_macro_body`).
     """
 
     #: Names looked up one at a time (a scan of the file each) before the rest of the file's
@@ -241,41 +244,36 @@ class Declarations:
     #: without :meth:`resolve` first.
     SINGLE_LOOKUPS = 8
 
-    def __init__(self, ctx: "_FileContext", nodes: "list[tree_sitter.Node] | None" = None):
-        """Index the declarations of ``ctx``'s file; ``nodes``: the file's nodes of the kinds
-        ``preproc_def`` and :data:`_DECLARATIONS` (others are skipped) in the order of
-        :func:`hipport.parse.nodes_of_kinds`, where the caller has them from a query of its own
-        (one walk of the tree instead of two)."""
+    def __init__(self, ctx: "_FileContext"):
+        """Index the declarations of ``ctx``'s file; nothing is read until a name is looked up."""
         self.variables: dict[bytes, dict[int, set[tuple[str, int]]]] = {}
         self.fields: dict[bytes, set[tuple[str, int, int]]] = {}
         self._ctx = ctx
         self._functions = _FunctionSpans(ctx)
-        bodies: dict[bytes, list[bytes]] = {}
-        if nodes is None:
-            nodes = nodes_of_kinds(ctx.root, ("preproc_def",) + _DECLARATIONS)
-        defines = [node for node in nodes if node.type == "preproc_def"]
-        for node in defines:
-            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
-            if name is not None:
-                bodies.setdefault(name.text, []).append(value.text if value is not None else b"")
-        self.integer_macros: frozenset[bytes] = frozenset(
-            name for name, values in bodies.items() if len(values) == 1 and integer_macro_body(values[0]))
-        # the declarations by (start, -end), outer before inner; each keeps the index of the
-        # innermost one around it (-1: none), as in _FunctionSpans
-        self._nodes = [node for node in nodes if node.type in _DECLARATIONS]
-        self._starts = [node.start_byte for node in self._nodes]
-        ends = self._ends = [node.end_byte for node in self._nodes]
-        self._outer: list[int] = []
-        open_: list[int] = []
-        for index, start in enumerate(self._starts):
-            while open_ and ends[open_[-1]] <= start:
-                open_.pop()
-            self._outer.append(open_[-1] if open_ else -1)
-            open_.append(index)
-        self._read = bytearray(len(self._nodes))
+        self._integer_macros: frozenset[bytes] | None = None
+        self._read: set[int] = set()  # the ids of the declaration nodes read
         self._resolved: set[bytes] = set()
         self._all_read = False
         self._single_lookups = 0
+
+    @property
+    def integer_macros(self) -> frozenset[bytes]:
+        """The object-like macros the file defines once, as integer constants
+        (:func:`integer_macro_body`): the ``preproc_def`` nodes, found from the ``#define``
+        tokens of the text (tree-sitter's token for the directive is ``#[ \t]*define``)."""
+        if self._integer_macros is None:
+            bodies: dict[bytes, list[bytes]] = {}
+            node_at = self._ctx.root.descendant_for_byte_range
+            for match in _DEFINE.finditer(self._ctx.source):
+                node = node_at(match.start(), match.start() + 1).parent
+                if node is None or node.type != "preproc_def" or node.start_byte != match.start():
+                    continue  # in a comment or literal, or a function-like macro
+                name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+                if name is not None:
+                    bodies.setdefault(name.text, []).append(value.text if value is not None else b"")
+            self._integer_macros = frozenset(
+                name for name, values in bodies.items() if len(values) == 1 and integer_macro_body(values[0]))
+        return self._integer_macros
 
     def resolve(self, names) -> None:
         """Read every declaration of the file that may declare one of ``names`` (bytes), with one
@@ -304,16 +302,16 @@ class Declarations:
             self._read_around(match.start())
 
     def _read_around(self, offset: int) -> None:
-        index = bisect.bisect_right(self._starts, offset) - 1
-        while index >= 0:
-            if not self._read[index] and self._ends[index] > offset:
-                self._read_declaration(index)
-            index = self._outer[index]
+        node = self._ctx.root.descendant_for_byte_range(offset, offset + 1)
+        while node is not None:
+            if node.type in _DECLARATION_KINDS and node.id not in self._read and node.is_named:
+                self._read_declaration(node)
+            node = node.parent
 
     def _read_all(self) -> None:
-        for index in range(len(self._nodes)):
-            if not self._read[index]:
-                self._read_declaration(index)
+        for node in nodes_of_kinds(self._ctx.root, _DECLARATIONS):
+            if node.id not in self._read:
+                self._read_declaration(node)
         self._all_read = True
 
     def _lookup(self, name: bytes) -> None:
@@ -325,9 +323,8 @@ class Declarations:
         self._single_lookups += 1
         self.resolve((name,))
 
-    def _read_declaration(self, index: int) -> None:
-        self._read[index] = 1
-        node = self._nodes[index]
+    def _read_declaration(self, node) -> None:
+        self._read.add(node.id)
         type_node = node.child_by_field_name("type")
         if type_node is None:
             return
@@ -376,10 +373,10 @@ class Declarations:
 
 
 class _Finder:
-    def __init__(self, ctx: "_FileContext", handles: dict[str, "Mapping"], nodes: "list | None" = None):
+    def __init__(self, ctx: "_FileContext", handles: dict[str, "Mapping"]):
         self.ctx = ctx
         self.handles = handles
-        self.names = Declarations(ctx, nodes)
+        self.names = Declarations(ctx)
 
     def cast_type(self, node) -> str | None:
         """The type text of a ``static_cast``/``reinterpret_cast<T>`` call, else None."""
@@ -560,6 +557,30 @@ def _handle_mentions(ctx: "_FileContext", handles: dict[str, "Mapping"], names: 
     return [match.start() for match in word_matches(pattern, ctx.source, WORD_OR_DOLLAR_BYTES)]
 
 
+def _operations_around(ctx: "_FileContext", mentions: list[int]) -> "list[tree_sitter.Node]":
+    """The operations (:data:`_OPERATIONS`) around a mention, in the order of
+    :func:`hipport.parse.nodes_of_kinds`, found without a walk of the whole tree: a walk up from
+    the node at a mention's first byte meets every node that holds it. An ``init_declarator``
+    the pass reports (a declaration of a handle type, a declarator that names a variable) holds
+    a mention of its own, the variable's name, so none is missed that the mention test of
+    :func:`analyze_handle_types` keeps; the caller still applies that test to each."""
+    found: dict[int, tree_sitter.Node] = {}
+    node_at = ctx.root.descendant_for_byte_range
+    for offset in mentions:
+        chain = []
+        node = node_at(offset, offset + 1)
+        while node is not None:
+            if node.type in _OPERATION_KINDS and node.is_named:
+                chain.append(node)
+            node = node.parent
+        for node in reversed(chain):  # outer first, as a pre-order walk meets them
+            found.setdefault(node.id, node)
+    operations = list(found.values())
+    operations.sort(key=END_BYTE, reverse=True)
+    operations.sort(key=START_BYTE)
+    return operations
+
+
 def analyze_handle_types(ctx: "_FileContext", fix: bool = False) -> None:
     """Report (HP1216) each integer operation on a CUDA handle whose HIP twin is a pointer, and
     with ``fix`` rewrite those whose rewrite keeps CUDA's value (HP1222; see the module docstring).
@@ -575,15 +596,16 @@ def analyze_handle_types(ctx: "_FileContext", fix: bool = False) -> None:
     handles = integer_handles(ctx.rules)
     if not handles:
         return
-    # one query for the declarations and the operations: each whole-tree query is a walk of the tree
-    nodes = nodes_of_kinds(ctx.root, ("preproc_def",) + _DECLARATIONS + _OPERATIONS)
-    finder = _Finder(ctx, handles, nodes)
+    finder = _Finder(ctx, handles)
     mentions = _handle_mentions(ctx, handles, finder.names)
+    if mentions is None:  # every operation of the file is read (a walk of the whole tree)
+        finder.names._read_all()
+        nodes = nodes_of_kinds(ctx.root, _OPERATIONS)
+    else:
+        nodes = _operations_around(ctx, mentions)
     operations = []
     for node in nodes:
         kind = node.type
-        if kind not in _OPERATIONS:
-            continue
         # an operation involves a handle only through a word of ``mentions`` inside it (an
         # initialiser: inside its declaration); the others are skipped unread
         first = node.parent.start_byte if kind == "init_declarator" and node.parent is not None else node.start_byte

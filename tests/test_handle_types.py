@@ -14,7 +14,7 @@ from helpers import CORPUS, FIXTURES, REPO
 from hipport.analyze import analyze_file
 from hipport.convert import ConvertOptions, convert_tree
 from hipport.handle_types import integer_handles
-from hipport.parse import new_parser
+from hipport.parse import new_parser, nodes_of_kinds
 from hipport.rules import default_rules
 from hipport.toolchain import CompileError
 
@@ -298,3 +298,62 @@ def test_declarations_read_on_lookup_answer_as_reading_them_all():
     assert set(typed.variables) >= {b"d", b"e", b"q", b"g", b"constg", b"gconst", b"v"}
     assert typed.variables[b"v"] == {-1: {("CUdeviceptr", 1)}}
     assert typed.fields[b"ptr"] == {("CUdeviceptr", 0, -1)}
+
+
+def test_integer_macros_from_define_tokens_are_the_preproc_def_nodes():
+    """Declarations.integer_macros finds the preproc_def nodes from the ``#define`` tokens of the
+    text; it equals the set read from a query of every preproc_def node, on the corpus, the
+    fixtures and a file with spaced, indented, commented and quoted defines."""
+    from hipport.analyze import _FileContext
+    from hipport.handle_types import Declarations, integer_macro_body
+    from hipport.parse import nodes_of_kinds
+
+    crafted = (b"#define A 4\n  #  define B (1 << 3)\n#\tdefine C 2ULL * 1024ULL\n#define F(x) 3\n"
+               b"// #define D 5\nconst char *s = \"#define E 6\";\n#define G 1\n#define G 2\n"
+               b"#ifdef X\n#define H 0x10\n#endif\nstruct S { int a; };\n#define NOT_INT 1.5\n")
+    parser, rules = new_parser(), default_rules()
+    texts = [crafted, *(path.read_bytes() for path in sorted([*CORPUS.rglob("*.cu"), *FIXTURES.rglob("*.c*")]))]
+    for text in texts:
+        ctx = _FileContext("x.cu", text, parser.parse(text), rules)
+        bodies: dict[bytes, list[bytes]] = {}
+        for node in nodes_of_kinds(ctx.root, ("preproc_def",)):
+            value = node.child_by_field_name("value")
+            bodies.setdefault(node.child_by_field_name("name").text, []).append(value.text if value else b"")
+        expected = {name for name, values in bodies.items() if len(values) == 1 and integer_macro_body(values[0])}
+        assert Declarations(ctx).integer_macros == expected
+    ctx = _FileContext("x.cu", crafted, parser.parse(crafted), rules)
+    assert Declarations(ctx).integer_macros == {b"A", b"B", b"C", b"H"}
+
+
+def test_operations_around_the_mentions_hold_every_operation_the_mention_test_keeps():
+    """The handle-type pass finds its operations by walking up from the mentions instead of a
+    query of every operation; on the fixture, the corpus and a crafted file (declarations whose
+    initialisers hold no handle-type word, a handle type glued to another word), it finds each
+    operation of the query that the mention test keeps, in the query's order."""
+    import bisect
+
+    from hipport.analyze import _FileContext
+    from hipport.handle_types import _OPERATIONS, Declarations, _handle_mentions, _operations_around
+
+    crafted = (b"CUdeviceptr a = 4, b = a + 1; int n = 2; CUdeviceptr c = n, d;\n"
+               b"typedef unsigned long long constCUdeviceptr; constCUdeviceptr e = 5;\n"
+               b"void f(CUdeviceptr p) { p += 3; unsigned x = (unsigned)p; auto q = static_cast<size_t>(p); "
+               b"CUdeviceptr r = (CUdeviceptr)(x) + n; for (CUdeviceptr i = 0; i < p; i++) {} }\n")
+    parser, rules = new_parser(), default_rules()
+    handles = integer_handles(rules)
+    texts = [crafted, (FIXTURE / "handles.cpp").read_bytes(), *(p.read_bytes() for p in sorted(CORPUS.rglob("*.cu")))]
+    kept_total = 0
+    for text in texts:
+        ctx = _FileContext("x.cu", text, parser.parse(text), rules)
+        mentions = _handle_mentions(ctx, handles, Declarations(ctx))
+        found = _operations_around(ctx, mentions)
+        kept = []
+        for node in nodes_of_kinds(ctx.root, _OPERATIONS):
+            first = node.parent.start_byte if node.type == "init_declarator" else node.start_byte
+            at = bisect.bisect_left(mentions, first)
+            if at < len(mentions) and mentions[at] < node.end_byte:
+                kept.append(node)
+        ids = [node.id for node in found]
+        assert [node.id for node in kept] == [i for i in ids if i in {node.id for node in kept}]
+        kept_total += len(kept)
+    assert kept_total > 20
