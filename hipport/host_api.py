@@ -154,7 +154,7 @@ def analyze_context_create_params(ctx: "_FileContext") -> None:
     if b"cuCtxCreate" not in ctx.source:
         return
     source = ctx.source
-    for call in list(_descendants(ctx.root, "call_expression")):
+    for call in list(file_nodes(ctx, "call_expression")):
         function = call.child_by_field_name("function")
         if function is None or ctx.text(function) not in (b"cuCtxCreate", b"cuCtxCreate_v4"):
             continue
@@ -277,7 +277,7 @@ def analyze_dim3_from_make_uint3(ctx: "_FileContext") -> None:
     meaning dim3's constructor does not share) are left alone."""
     if b"make_uint3" not in ctx.source or b"dim3" not in ctx.source:
         return
-    for call in list(_descendants(ctx.root, "call_expression")):
+    for call in list(file_nodes(ctx, "call_expression")):
         function = call.child_by_field_name("function")
         if function is None or ctx.text(function) != b"make_uint3":
             continue

@@ -120,7 +120,7 @@ from .cmake import reached_files
 from .device_context import function_kind
 from .edits import Edit
 from .port_definitions import shield_from_macros
-from .parse import LANGUAGE, START_BYTE, code_only, compiled_query, file_nodes
+from .parse import LANGUAGE, START_BYTE, code_only, compiled_query, file_nodes, nodes_of_kinds
 from .project_macros import SpecifierMacros, TreeSources, specifier_macros
 from . import lane_flow, warp32
 
@@ -918,11 +918,21 @@ class _Scan:
         calls: list[tuple[tree_sitter.Node, str]] = []
         for node in file_nodes(self.ctx, "function_definition"):
             definitions.setdefault(self.function_name(node).split("::")[-1], []).append(node)
-        for node in _query(_CALL_NODES, self.ctx.root):
+        source = self.ctx.source
+        names: dict[bytes, str] = {}  # a callee's text -> its name (most calls share a callee)
+        for node in file_nodes(self.ctx, "call_expression"):
             function = node.child_by_field_name("function")
-            if function is not None and function.type in ("identifier", "qualified_identifier", "template_function"):
-                calls.append((node, _without_template_arguments(self.text(function)).split("::")[-1].strip()))
-            elif function is not None and function.type == "field_expression":  # w.sum(v), p->sum(v)
+            if function is None:
+                continue
+            kind = function.type
+            if kind in ("identifier", "qualified_identifier", "template_function"):
+                text = source[function.start_byte:function.end_byte]
+                name = names.get(text)
+                if name is None:
+                    name = names[text] = _without_template_arguments(
+                        text.decode("utf-8", "replace")).split("::")[-1].strip()
+                calls.append((node, name))
+            elif kind == "field_expression":  # w.sum(v), p->sum(v)
                 member = lane_flow._call_name(self, node)
                 if member in definitions:  # by name: every class's member of that name shares the fate
                     calls.append((node, member))
@@ -934,8 +944,12 @@ class _Scan:
         for same in definitions.values():  # overloads and specializations share their fate
             for other in same[1:]:
                 self.links.append((same[0].start_byte, other.start_byte))
+        homes: dict[str, str | None] = {}  # name -> the header of the tree defining it (function_home)
         for call, name in calls:
-            shared = self.tree.function_home(self.ctx.path, name) if self.tree is not None else None
+            if name in homes:
+                shared = homes[name]
+            else:
+                shared = homes[name] = self.tree.function_home(self.ctx.path, name) if self.tree is not None else None
             if name not in definitions and shared is None and (name.startswith("__") or not _WARP_HELPER.search(name)):
                 continue  # links nothing (the tests below): its caller need not be looked up
             caller = self.function_of(call)
@@ -2431,7 +2445,7 @@ class _MaskFunction:
     def run(self) -> None:
         # 1. The 32-bit variables that hold lane masks (to a fixed point).
         assignments = []
-        for node in _descendants(self.function):
+        for node in nodes_of_kinds(self.function, ("init_declarator", "assignment_expression", "call_expression")):
             if node.type == "init_declarator":
                 assignments.append((node.child_by_field_name("declarator"), node.child_by_field_name("value")))
             elif node.type == "assignment_expression":
@@ -2471,7 +2485,7 @@ class _MaskFunction:
                 constant = b"constexpr" in self.scan.ctx.text(type_node.parent)[:type_node.start_byte - type_node.parent.start_byte]
                 fixes.append(self.scan.fix_of(value.start_byte, value.end_byte, WIDE_FULL_MASK if constant else WAVE_LANES,
                                               f"the mask {name}", declarator))
-        for node in _descendants(self.function):
+        for node in nodes_of_kinds(self.function, ("identifier", "call_expression", "binary_expression")):
             if node.type == "identifier" and self.text(node) in self.masks:
                 parent = node.parent
                 if parent is not None and parent.type in ("init_declarator", "parameter_declaration", "declaration") and \
@@ -2518,8 +2532,8 @@ class _MaskFunction:
         named full mask (widened where it is defined, so with --fix there is no item); else it
         has no fix and leaves the function as written."""
         width = _MaskWidth(self.scan, self.function, self.masks)
-        for node in _descendants(self.function):
-            if node.type != "call_expression" or self.call_name(node) not in MASK_FUNCTIONS:
+        for node in nodes_of_kinds(self.function, ("call_expression",)):
+            if self.call_name(node) not in MASK_FUNCTIONS:
                 continue
             argument = _first_argument(node)
             mask = _strip(argument)

@@ -63,7 +63,7 @@ def test_past_the_budget_the_query_is_compiled_and_used(tree, monkeypatch):
     monkeypatch.setattr(parse, "_walked", [parse.WALK_BUDGET_BYTES])
     monkeypatch.setattr(parse, "_compiled", {})
     found = parse.nodes_of_kinds(tree.root_node, parse.FILE_NODE_KINDS)
-    assert list(parse._compiled) == ["[(function_definition) (init_declarator) (case_statement) (enumerator)] @node"]
+    assert list(parse._compiled) == ["[(function_definition) (init_declarator) (case_statement) (enumerator) (call_expression)] @node"]
     assert [n.id for n in found] == [n.id for n in _by_query(tree.root_node, parse.FILE_NODE_KINDS)]
     monkeypatch.setattr(parse, "_walked", [0])  # a compiled query is used even within the budget
     parse.nodes_of_kinds(tree.root_node, parse.FILE_NODE_KINDS)
