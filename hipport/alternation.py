@@ -14,8 +14,9 @@ made of word characters matches the same spans either way.
 
 The module also holds the two scans that keep a pattern's first element a literal, so the
 engine can skip ahead to it: :func:`word_matches` (whole words without a leading look-behind)
-and :func:`directive_matches` (directive lines without a leading ``^``). Each yields exactly the
-matches of the slower form; ``tests/test_alternation.py`` checks both against it.
+and :func:`directive_matches` (directive lines without a leading ``^``), and
+:func:`contains_any`, the prefilter test of a few literals. Each gives exactly the answer of the
+slower form; ``tests/test_alternation.py`` checks them against it.
 """
 
 from __future__ import annotations
@@ -125,3 +126,17 @@ def directive_matches(pattern: re.Pattern[bytes], source: bytes):
         if line_end < 0:
             return
         position = line_end + 1
+
+
+def contains_any(source: bytes, literals: tuple[bytes, ...]) -> bool:
+    """True when ``source`` holds one of ``literals``: whether ``re.search`` of their alternation
+    finds a match, with one :meth:`bytes.find`-style search per literal instead. An alternation
+    of literals with different first bytes is tried at every position that holds one of them
+    (``CUdeviceptr|TextureObject_t|...``: 0.09 CPU s over cuda-samples' 8.4 MB); the
+    substring search skips ahead by the literal's length.
+
+    Args:
+        source: the text searched.
+        literals: the words (non-empty bytes).
+    """
+    return any(literal in source for literal in literals)

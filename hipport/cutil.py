@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import re
 
-from .alternation import directive_matches
+from .alternation import directive_matches, word_matches
 
 #: ``#include`` of a cutil header (any folder, quoted or angled).
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]((?:[^>"\n]*/)?cutil[A-Za-z0-9_]*\.h)[>"]', re.MULTILINE)
 #: The cutil names: ``cutil*`` functions and macros, the ``cut*`` timer/file/compare functions,
 #: cutil.h's ``CUT_*`` error-check macros and the ``CUTBoolean`` type with its values (not every
 #: ``CUT_*``: the samples' own multithreading.h defines ``CUT_THREADPROC``...).
-_NAME = re.compile(
-    rb"\b(?:cutil[A-Z_][A-Za-z0-9_]*|CUT_(?:SAFE_CALL|SAFE_MALLOC|CHECK_ERROR|CHECK_ERROR_GL|DEVICE_INIT|EXIT|BANK_CHECKER|CONDITION)"
+_NAME = re.compile(  # whole words: found with hipport.alternation.word_matches (no leading \b)
+    rb"(?:cutil[A-Z_][A-Za-z0-9_]*|CUT_(?:SAFE_CALL|SAFE_MALLOC|CHECK_ERROR|CHECK_ERROR_GL|DEVICE_INIT|EXIT|BANK_CHECKER|CONDITION)"
     rb"|CUTBoolean|CUTTrue|CUTFalse"
     rb"|cut(?:Create|Start|Stop|Reset|Delete)Timer|cutGet(?:Average)?TimerValue|cutFindFilePath"
     rb"|cut(?:Load|Save)P[GP]M[A-Za-z0-9]*|cutCompare[A-Za-z0-9]*|cut(?:Read|Write)File[A-Za-z0-9]*"
@@ -43,7 +43,7 @@ def analyze_cutil(ctx) -> None:
         ctx.report("cutil-api", ctx.node_at(start, start + 1), name=match.group(1).decode("utf-8", "replace"),
                    what="header")
     seen: set[bytes] = set()
-    for match in _NAME.finditer(source):
+    for match in word_matches(_NAME, source):
         name = match.group()
         if name in seen:
             continue

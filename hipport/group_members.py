@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .alternation import contains_any
 from .edits import Edit
 
 if TYPE_CHECKING:
@@ -51,7 +52,8 @@ _MAKER = re.compile(_QUALIFIER + rb"(?P<maker>this_thread_block|this_grid|this_m
                     rb"|binary_partition|this_cluster|tiled_partition)\s*(?P<template><)?")
 _ALIAS = re.compile(rb"\bnamespace\s+([A-Za-z_]\w*)\s*=\s*(?:::\s*)?cooperative_groups\s*;")
 _USING = re.compile(rb"\busing\s+namespace\s+(?:::\s*)?([A-Za-z_]\w*)\s*;")
-_PREFILTER = re.compile(rb"thread_block|thread_group|grid_group|coalesced|tiled_partition|this_grid|cluster_group")
+_PREFILTER = (b"thread_block", b"thread_group", b"grid_group", b"coalesced", b"tiled_partition", b"this_grid",
+              b"cluster_group")
 _DECLARATOR_PARENTS = frozenset({"init_declarator", "declaration", "parameter_declaration", "optional_parameter_declaration",
                                  "reference_declarator", "pointer_declarator", "array_declarator", "for_range_loop"})
 
@@ -187,7 +189,7 @@ def analyze_group_members(ctx: "_FileContext") -> None:
     """
     table = ctx.rules.members
     source = ctx.source
-    if not table or _PREFILTER.search(source) is None:
+    if not table or not contains_any(source, _PREFILTER):
         return
     names = re.compile(rb"(?:\.|->)\s*(" + b"|".join(re.escape(n.encode()) for n in sorted(table)) + rb")\s*\(")
     scopes = _Scopes(source)

@@ -38,6 +38,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .alternation import contains_any
 from .group_members import _PREFILTER as _GROUP_PREFILTER
 from .group_members import _group_of_object, _Scopes
 from .edits import Edit
@@ -140,7 +141,7 @@ def analyze_group_shuffles(ctx: "_FileContext", fix: bool = False) -> None:
     """
     first_rewritten = None
     source = ctx.source
-    if b"shfl" not in source or _GROUP_PREFILTER.search(source) is None:
+    if b"shfl" not in source or not contains_any(source, _GROUP_PREFILTER):
         return
     scopes = _Scopes(source)
     declarations: Declarations | None = None

@@ -63,7 +63,7 @@ import bisect
 import re
 from typing import TYPE_CHECKING
 
-from .alternation import WORD_OR_DOLLAR_BYTES, trie_alternation, word_matches
+from .alternation import WORD_OR_DOLLAR_BYTES, contains_any, trie_alternation, word_matches
 from .edits import Edit
 from .parse import END_BYTE, START_BYTE, file_nodes, nodes_of_kinds
 
@@ -95,7 +95,8 @@ _INTEGER_OPERATORS = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">
 _WORD = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
 #: tree-sitter's token that starts a ``preproc_def`` (grammar.js: ``preprocessor('define')``).
 _DEFINE = re.compile(rb"#[ \t]*define")
-_PREFILTER = re.compile(rb"CUdeviceptr|TextureObject_t|SurfaceObject_t|CUtexObject|CUsurfObject")
+#: A file can hold a handle operation only if it names one of the handle types (a substring of each).
+_PREFILTER = (b"CUdeviceptr", b"TextureObject_t", b"SurfaceObject_t", b"CUtexObject", b"CUsurfObject")
 
 
 def deviceptr_parameters() -> dict[str, list[int]]:
@@ -591,7 +592,7 @@ def analyze_handle_types(ctx: "_FileContext", fix: bool = False) -> None:
             only, so the renames inside the rewritten expressions still apply).
         fix: ``convert --fix``; without it nothing is edited.
     """
-    if _PREFILTER.search(ctx.source) is None:
+    if not contains_any(ctx.source, _PREFILTER):
         return
     handles = integer_handles(ctx.rules)
     if not handles:

@@ -18,12 +18,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .alternation import WORD_OR_DOLLAR_BYTES, word_matches
 from .edits import Edit
 
 if TYPE_CHECKING:
     from .analyze import _FileContext
 
-_REGISTER = re.compile(rb"(?<![A-Za-z0-9_$])register(?![A-Za-z0-9_$])")
+#: ``register`` as a whole word: found with :func:`hipport.alternation.word_matches`, which rejects a
+#: match after a name byte (``[A-Za-z0-9_$]``) without a leading look-behind.
+_REGISTER = re.compile(rb"register(?![A-Za-z0-9_$])")
 _ASM_LABEL = re.compile(rb"(?<![A-Za-z0-9_])(?:asm|__asm__|__asm)\s*\(")
 _DECLARATIONS = ("declaration", "parameter_declaration", "field_declaration", "optional_parameter_declaration",
                  "for_range_loop", "condition_clause")
@@ -49,7 +52,7 @@ def analyze_register_keyword(ctx: "_FileContext", fix: bool) -> None:
     if b"register" not in ctx.source or ctx.path.endswith(".c"):
         return
     source = ctx.source
-    for match in _REGISTER.finditer(source):
+    for match in word_matches(_REGISTER, source, WORD_OR_DOLLAR_BYTES):
         start, end = match.span()
         node = ctx.node_at(start, end)
         if node.type == "preproc_arg":

@@ -337,6 +337,23 @@ def _warp_definitions(source: bytes) -> Iterator[tuple[re.Match, str]]:
         yield match, "constant"
 
 
+def _warp_size_cores(source: bytes) -> Iterator[re.Match]:
+    """What ``_WARP_SIZE_CORE.finditer(source)`` yields, tried only where ``arp`` or ``ARP`` is
+    (the second to fourth bytes of every match; no other part of a match holds them, so matches
+    tried there cannot overlap): the pattern starts with a group, which Python's regex engine
+    tries at every byte (0.8 CPU s on a 50 MB file), where :meth:`bytes.find` skips ahead."""
+    starts = []
+    for literal in (b"arp", b"ARP"):
+        at = source.find(literal, 1)
+        while at != -1:
+            starts.append(at - 1)
+            at = source.find(literal, at + 1)
+    for start in sorted(starts):
+        match = _WARP_SIZE_CORE.match(source, start)
+        if match is not None:
+            yield match
+
+
 def _query(query: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
     """The nodes the query source ``query`` captures under ``node``, in source order."""
     found = [n for nodes in tree_sitter.QueryCursor(compiled_query(query)).captures(node).values() for n in nodes]
@@ -944,18 +961,23 @@ class _Scan:
         for same in definitions.values():  # overloads and specializations share their fate
             for other in same[1:]:
                 self.links.append((same[0].start_byte, other.start_byte))
-        homes: dict[str, str | None] = {}  # name -> the header of the tree defining it (function_home)
+        # name -> (the header of the tree defining it (function_home), whether a call of it links nothing)
+        homes: dict[str, tuple[str | None, bool]] = {}
         for call, name in calls:
-            if name in homes:
-                shared = homes[name]
-            else:
-                shared = homes[name] = self.tree.function_home(self.ctx.path, name) if self.tree is not None else None
-            if name not in definitions and shared is None and (name.startswith("__") or not _WARP_HELPER.search(name)):
-                continue  # links nothing (the tests below): its caller need not be looked up
+            known = homes.get(name)
+            if known is None:
+                shared = self.tree.function_home(self.ctx.path, name) if self.tree is not None else None
+                known = homes[name] = (shared, name not in definitions and shared is None and (
+                    name.startswith("__") or not _WARP_HELPER.search(name)))
+            shared, links_nothing = known
+            if links_nothing:
+                continue  # (the tests below): its caller need not be looked up
             caller = self.function_of(call)
             for callee in definitions.get(name, ()):
                 if caller is not None and callee.start_byte != caller.start_byte:
+                    # one link joins the caller to all: the definitions of a name are linked together above
                     self.links.append((caller.start_byte, callee.start_byte))
+                    break
             if caller is not None and name not in definitions and shared is not None and shared != self.ctx.path:
                 # an item with nothing to rewrite: the caller is reported when the helper is left
                 self.add(_Item(caller.start_byte, call, None, name, {}, []))
@@ -1128,7 +1150,7 @@ class _Scan:
     def warp_constants(self) -> None:
         ctx, source = self.ctx, self.ctx.source
         defined: dict[str, tuple[str, re.Match, tree_sitter.Node]] = {}
-        scans = (b"arp" in source or b"ARP" in source) and _WARP_SIZE_CORE.search(source) is not None
+        scans = next(_warp_size_cores(source), None) is not None
         for match, what in _warp_definitions(source) if scans else ():
             if not _WARP_SIZE_WORD.match(match.group(1).decode()) and what == "constant":
                 continue
@@ -1158,7 +1180,7 @@ class _Scan:
                            "a static_assert on a warp size of 32 is false on 64-wide wavefronts"))
         # Warp-size names defined elsewhere: --fix cannot know what they will be.
         seen: set[int] = set()
-        for core in _WARP_SIZE_CORE.finditer(source) if scans else ():
+        for core in _warp_size_cores(source) if scans else ():
             start = core.start()
             while start > 0 and source[start - 1:start] in _IDENT_BYTES:
                 start -= 1
@@ -2970,7 +2992,7 @@ def warp_tree(sources, parser, masks: MaskNames | None = None,
             continue
         macros = specifier_macros(path, source, files)
         device = b"__device__" in source or b"__global__" in source or any(name in source for name in macros.device_names)
-        if not (device or _WARP_SIZE_CORE.search(source)):
+        if not (device or next(_warp_size_cores(source), None) is not None):
             continue
         root = parser.parse(source).root_node
         parsed[path] = root

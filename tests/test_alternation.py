@@ -105,3 +105,44 @@ def test_warp_constants_found_from_their_assignment_match_the_look_behind_scan()
     expected = [(m.span(), m.groups()) for m in _WARP_CONSTANT.finditer(text)]
     assert [g for _, g in expected] == [(b"kWarp",), (b"x1",), (b"b",), (b"c",), (b"WARP_SIZE",), (b"z",), (b"w",)]
     assert [(m.span(), m.groups()) for m in _warp_constant_matches(text)] == expected
+
+
+def test_prefilters_and_word_scans_answer_as_their_regex_forms():
+    """contains_any answers what re.search of the literals' alternation answers; the register
+    and cutil scans through word_matches yield what their leading look-behind / \\b forms did,
+    on text with the words inside longer names, after $ and digits, at both ends."""
+    import re
+
+    from hipport import cutil, group_members, handle_types, register_keyword
+    from hipport.alternation import WORD_OR_DOLLAR_BYTES, contains_any, word_matches
+
+    texts = [b"", b"CUdeviceptr", b"x cudaTextureObject_t y", b"thread_blocks", b"coalesce", b"CUtexObjec",
+             b"tiled_partition(", b"CUsurfObject\n", b"cluster_grou"]
+    for literals in (handle_types._PREFILTER, group_members._PREFILTER):
+        flat = re.compile(b"|".join(literals))
+        answers = [contains_any(text, literals) for text in texts]
+        assert answers == [flat.search(text) is not None for text in texts]
+        assert True in answers and False in answers
+    text = (b"register int a; xregister b; $register c; register$ d; _register; 9register register_x\n"
+            b"cutilSafeCall(x); xcutilSafeCall(); CUT_SAFE_CALL(y) CUT_SAFE_CALLS CUTTrue 1CUTFalse _cutStartTimer "
+            b"cutStartTimer cutLoadPGMf(a) register")
+    expected = [m.span() for m in re.finditer(rb"(?<![A-Za-z0-9_$])register(?![A-Za-z0-9_$])", text)]
+    assert [m.span() for m in word_matches(register_keyword._REGISTER, text, WORD_OR_DOLLAR_BYTES)] == expected
+    assert len(expected) == 2  # the first and the last; register$ is a longer name
+    expected = [m.span() for m in re.finditer(rb"\b" + cutil._NAME.pattern, text)]
+    assert [m.span() for m in word_matches(cutil._NAME, text)] == expected
+    assert [text[a:b] for a, b in expected] == [b"cutilSafeCall", b"CUT_SAFE_CALL", b"CUTTrue", b"cutStartTimer",
+                                                b"cutLoadPGMf"]
+
+
+def test_warp_size_cores_are_the_finditer_matches():
+    """warp._warp_size_cores yields _WARP_SIZE_CORE.finditer's matches, found from the 'arp' and
+    'ARP' they hold: at the text's start and end, inside longer names, with and without '_', in
+    mixed case that the pattern rejects."""
+    from hipport.warp import _WARP_SIZE_CORE, _warp_size_cores
+
+    for text in (b"WARP_SIZE warpSize Warp_Size xwarpSizey WARPSIZE wARP_SIZE warp_size WarpSIZE arp ARP WARP_",
+                 b"arpSize warpSize", b"ARPSIZE", b"", b"kWarpSize=32;int WARP_SIZE", b"warpsize Warpsize warp_Size"):
+        expected = [m.span() for m in _WARP_SIZE_CORE.finditer(text)]
+        assert [m.span() for m in _warp_size_cores(text)] == expected, text
+    assert len(list(_warp_size_cores(b"WARP_SIZE warpSize Warp_Size xwarpSizey WARPSIZE wARP_SIZE warp_size"))) == 6
