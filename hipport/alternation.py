@@ -14,8 +14,9 @@ made of word characters matches the same spans either way.
 
 The module also holds the two scans that keep a pattern's first element a literal, so the
 engine can skip ahead to it: :func:`word_matches` (whole words without a leading look-behind)
-and :func:`directive_matches` (directive lines without a leading ``^``), and
-:func:`contains_any`, the prefilter test of a few literals. Each gives exactly the answer of the
+and :func:`directive_matches` (directive lines without a leading ``^``); and
+:func:`literal_matches`, for a pattern whose every match holds one of a few literals at a fixed
+place, and :func:`contains_any`, the prefilter test of a few literals. Each gives exactly the answer of the
 slower form; ``tests/test_alternation.py`` checks them against it.
 """
 
@@ -140,3 +141,36 @@ def contains_any(source: bytes, literals: tuple[bytes, ...]) -> bool:
         literals: the words (non-empty bytes).
     """
     return any(literal in source for literal in literals)
+
+
+def literal_matches(pattern: re.Pattern[bytes], source: bytes, literals: tuple[bytes, ...], offset: int = 0):
+    """What ``pattern.finditer(source)`` yields, for a pattern every match of which holds one of
+    ``literals`` ``offset`` bytes after its start: the pattern is tried only there, at the places
+    :meth:`bytes.find` gives, in order, skipping those inside the previous match, as finditer
+    scans on from a match's end. For patterns the engine tries at every byte (an alternation or
+    a group first: ``<<[ \\t]+<|>>[ \\t]+>``, ``(?:WARP|[Ww]arp)_?...``), several times faster
+    where the literals are rare.
+
+    Args:
+        pattern: a compiled bytes pattern whose matches are never empty.
+        source: the text scanned.
+        literals: non-empty bytes; each match holds one of them at ``offset``.
+        offset: where in a match the literal starts (bytes, 0 or more).
+
+    Yields:
+        The :class:`re.Match` objects, in order.
+    """
+    starts = set()
+    for literal in literals:
+        at = source.find(literal, offset)
+        while at != -1:
+            starts.add(at - offset)
+            at = source.find(literal, at + 1)
+    reached = 0
+    for start in sorted(starts):
+        if start < reached:
+            continue
+        match = pattern.match(source, start)
+        if match is not None:
+            reached = match.end()
+            yield match

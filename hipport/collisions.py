@@ -72,17 +72,25 @@ def _parameter_types(ctx, parameter: tree_sitter.Node) -> tuple[str, str]:
         end = default.start_byte
     text = ctx.source[parameter.start_byte:end].rstrip().rstrip(b"=")
     name = _declared_name(parameter)
+    name_at = name.start_byte - parameter.start_byte if name is not None else -1
+    # the same parameter text is often written many times in a file (float *d_in): read each once
+    cache = getattr(ctx, "cache", None)
+    known = cache.setdefault("collisions.parameter_types", {}) if cache is not None else {}
+    found = known.get((text, name_at))
+    if found is not None:
+        return found
     tokens, mapped_tokens = [], []
     identifiers = ctx.rules.identifiers
     for match in _TOKEN.finditer(text):
-        if name is not None and parameter.start_byte + match.start() == name.start_byte:
+        if match.start() == name_at:
             continue
         word = match.group().decode("utf-8", "replace")
         tokens.append(word)
         if (mapping := identifiers.get(word)) is not None:
             word = ctx.rules.target(mapping)[0] or word
         mapped_tokens.append(word)
-    return " ".join(tokens), " ".join(mapped_tokens)
+    found = known[(text, name_at)] = (" ".join(tokens), " ".join(mapped_tokens))
+    return found
 
 
 def _declared_name(parameter: tree_sitter.Node) -> tree_sitter.Node | None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .alternation import literal_matches
 from .edits import Edit
 
 if TYPE_CHECKING:
@@ -107,10 +108,11 @@ def analyze_launch_spacing(ctx: "_FileContext", launch_syntax: str) -> None:
     In a ``#define`` body (opaque text to the grammar) see :func:`_normalise_in_macro`.
     """
     source = ctx.source
-    if _SPACED.search(source) is None:
+    spaced = list(literal_matches(_SPACED, source, (b"<<", b">>")))  # every match starts with one
+    if not spaced:
         return
     taken = [(edit.start, edit.end) for edit in ctx.result.edits] if launch_syntax == "hip" else []
-    for match in _SPACED.finditer(source):
+    for match in spaced:
         start, end = match.span()
         token = ctx.node_at(start, end)
         if token.type == "preproc_arg":

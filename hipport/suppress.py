@@ -59,14 +59,14 @@ def filter_and_fingerprint(findings: list[Finding], source: bytes,
     if not findings:
         return findings
     lines = source.split(b"\n")
+    markers = b"hipport:" in source  # every marker holds it: without, no line is searched
     kept = []
     for finding in findings:
         index = finding.line - 1
         line = lines[index] if 0 <= index < len(lines) else b""
-        above = lines[index - 1] if index >= 1 else b""
-        suppressed = _ids_suppressed_on(line)
-        if suppressed is None and above.lstrip().startswith(comment_starts):
-            suppressed = _ids_suppressed_on(above)
+        suppressed = _ids_suppressed_on(line) if markers else None
+        if suppressed is None and markers and index >= 1 and lines[index - 1].lstrip().startswith(comment_starts):
+            suppressed = _ids_suppressed_on(lines[index - 1])
         if suppressed and ("*" in suppressed or finding.rule_id in suppressed or finding.rule_name in suppressed):
             continue
         digest = hashlib.sha256(b"\0".join([finding.path.encode("utf-8", "surrogateescape"), finding.rule_id.encode(),

@@ -146,3 +146,24 @@ def test_warp_size_cores_are_the_finditer_matches():
         expected = [m.span() for m in _WARP_SIZE_CORE.finditer(text)]
         assert [m.span() for m in _warp_size_cores(text)] == expected, text
     assert len(list(_warp_size_cores(b"WARP_SIZE warpSize Warp_Size xwarpSizey WARPSIZE wARP_SIZE warp_size"))) == 6
+
+
+def test_literal_matches_is_finditer_of_a_pattern_holding_a_literal():
+    """literal_matches yields pattern.finditer's matches when each match holds one of the
+    literals at the offset given: spaced launch chevrons next to shifts and launches (a '<<'
+    inside a previous match is skipped, as finditer does), at both ends of the text."""
+    import re
+
+    from hipport.alternation import literal_matches
+    from hipport.launch_spacing import _SPACED
+
+    texts = [b"k<< <1, 2>> >(); a << b; k<<<1,2>>>(); x <<  <<  < y >>\t> z >>\n>",
+             b"<< <", b"<<< << <<<", b">> >> > >>>", b"", b"<<", b"a<<\r\n<b"]
+    for text in texts:
+        expected = [m.span() for m in _SPACED.finditer(text)]
+        assert [m.span() for m in literal_matches(_SPACED, text, (b"<<", b">>"))] == expected, text
+    # "<<< << <<<": the match starts at the second '<'; the '<<' it ends with is not tried again
+    assert [m.span() for m in literal_matches(_SPACED, texts[2], (b"<<", b">>"))] == [(1, 5)]
+    # a literal after the match's first byte: offset
+    assert [m.span() for m in literal_matches(re.compile(rb"xWORD[0-9]"), b"xWORD1 WORD2 xWORD3", (b"WORD",), 1)] \
+        == [(0, 6), (13, 19)]
