@@ -167,3 +167,21 @@ def test_literal_matches_is_finditer_of_a_pattern_holding_a_literal():
     # a literal after the match's first byte: offset
     assert [m.span() for m in literal_matches(re.compile(rb"xWORD[0-9]"), b"xWORD1 WORD2 xWORD3", (b"WORD",), 1)] \
         == [(0, 6), (13, 19)]
+
+
+def test_port_definition_word_pattern_matches_the_flat_alternation():
+    """port_definitions._word_pattern, a trie, matches what the flat longest-first alternation it
+    replaced matched: names that are prefixes of others, followed by name bytes, '$' and ends."""
+    import re
+
+    from hipport.port_definitions import _word_pattern
+
+    names = ["ab", "abc", "abcd", "b", "b2", "x_y", "x"]
+    text = b"ab abc abcd abce abcd$ b b2 b3 x_y x_ x xy ab_ $ab 1ab ab"
+    for leading in (True, False):
+        flat = (rb"(?<![A-Za-z0-9_$])" if leading else b"") + rb"(?:" + b"|".join(
+            re.escape(n.encode()) for n in sorted(names, key=len, reverse=True)) + rb")(?![A-Za-z0-9_$])"
+        expected = [m.span() for m in re.finditer(flat, text)]
+        assert [m.span() for m in _word_pattern(names, leading).finditer(text)] == expected
+    assert [text[a:b] for a, b in (m.span() for m in _word_pattern(names).finditer(text))] == [
+        b"ab", b"abc", b"abcd", b"b", b"b2", b"x_y", b"x", b"ab"]
