@@ -20,6 +20,7 @@ from __future__ import annotations
 from .device_overloads import device_overloads, normalized_type
 from .edits import Edit
 from .overloads import argument_type
+from .parse import nodes_of_kinds
 
 #: HIP 6.4.3's types whose assignment from ``{}`` is ambiguous (see the module docstring).
 AMBIGUOUS_FROM_EMPTY_BRACES = ("__half", "__half2", "__hip_bfloat16", "__hip_bfloat162")
@@ -37,12 +38,7 @@ def analyze_brace_assignments(ctx) -> None:
             word in ctx.source for word in (b"half", b"bfloat16")):
         return
     typedefs = device_overloads()[0]
-    stack = [ctx.root]
-    while stack:
-        node = stack.pop()
-        stack.extend(node.named_children)
-        if node.type != "assignment_expression":
-            continue
+    for node in nodes_of_kinds(ctx.root, ("assignment_expression",)):  # one walk, in C
         operator = node.child_by_field_name("operator")
         right = node.child_by_field_name("right")
         left = node.child_by_field_name("left")

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Iterator
 import tree_sitter
 
 from .alternation import directive_matches
-from .parse import file_nodes
+from .parse import file_nodes, nodes_of_kinds
 from . import warp as _warp  # its walker, call-name patterns and definitions query (warp imports this module)
 
 if TYPE_CHECKING:
@@ -746,9 +746,8 @@ def collective_functions(scan: "_Scan") -> frozenset[str]:
                 continue
             flow = _Flow(scan, function)
             held = _collective_locals(flow, frozenset(found))
-            for node in _warp._descendants(function):
-                if node.type == "return_statement" and any(
-                        _is_source(flow, part, held, frozenset(found)) for part in _warp._descendants(node)):
+            for node in nodes_of_kinds(function, ("return_statement",)):
+                if any(_is_source(flow, part, held, frozenset(found)) for part in _warp._descendants(node)):
                     found.add(name)
                     changed = True
                     break
@@ -785,13 +784,11 @@ def _local_writes(flow: _Flow) -> list[tuple[str, tree_sitter.Node, tree_sitter.
     or ``assignment_expression``), in source order; cached on ``flow``."""
     if flow.writes is None:
         flow.writes = []
-        for node in _warp._descendants(flow.function):
+        for node in nodes_of_kinds(flow.function, ("init_declarator", "assignment_expression")):
             if node.type == "init_declarator":
                 target, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
-            elif node.type == "assignment_expression":
-                target, value = node.child_by_field_name("left"), node.child_by_field_name("right")
             else:
-                continue
+                target, value = node.child_by_field_name("left"), node.child_by_field_name("right")
             if target is not None and value is not None and target.type == "identifier" and \
                     flow.text(target) in flow.scope.declared:
                 flow.writes.append((flow.text(target), value, node))
