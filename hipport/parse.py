@@ -174,6 +174,10 @@ _MACRO_NON_CODE = re.compile(
 )
 
 
+#: The bytes one of which every match of _MACRO_NON_CODE holds, at most 3 bytes after its start.
+_KEY_BYTE = re.compile(rb"[/\"']")
+
+
 def macro_body_non_code(body: bytes) -> list[tuple[int, int]]:
     """Return the (start, end) byte ranges of comments and literals in a macro body.
 
@@ -182,8 +186,30 @@ def macro_body_non_code(body: bytes) -> list[tuple[int, int]]:
 
     Returns:
         Sorted, non-overlapping half-open ranges, offsets relative to ``body``.
+
+    The ranges are those of ``_MACRO_NON_CODE.finditer(body)``, found faster: a pattern whose
+    branches start with a look-behind is tried at every byte (0.66 CPU s over HeCBench's 8.9 MB
+    of ``.cu`` files, 0.10 s here). Every match holds a key byte (``/``, ``"`` or ``'``) at most
+    3 bytes after its start (``u8R"``), and no key byte before it, so the next match is found by
+    a search for the next key byte from the end of the previous match and a try at each of the
+    at most 4 starts before it (each start tried once), which yields the leftmost match as
+    finditer does.
     """
-    return [match.span() for match in _MACRO_NON_CODE.finditer(body)]
+    found = []
+    reached = tried = 0
+    search, match_at = _KEY_BYTE.search, _MACRO_NON_CODE.match
+    while (key := search(body, reached)) is not None:
+        at = key.start()
+        for start in range(max(reached, tried, at - 3), at + 1):
+            match = match_at(body, start)
+            if match is not None:
+                found.append(match.span())
+                reached = match.end()  # never empty: every branch holds its key byte
+                break
+        else:
+            reached = at + 1
+        tried = at + 1
+    return found
 
 
 def code_only(text: bytes) -> bytes:
