@@ -246,7 +246,8 @@ class Declarations:
     SINGLE_LOOKUPS = 8
 
     def __init__(self, ctx: "_FileContext"):
-        """Index the declarations of ``ctx``'s file; nothing is read until a name is looked up."""
+        """The declarations of ``ctx``'s file, none read yet: each is read when a name it may declare
+        is looked up (:meth:`resolve`, :meth:`of`, :meth:`field`)."""
         self.variables: dict[bytes, dict[int, set[tuple[str, int]]]] = {}
         self.fields: dict[bytes, set[tuple[str, int, int]]] = {}
         self._ctx = ctx
@@ -261,7 +262,7 @@ class Declarations:
     def integer_macros(self) -> frozenset[bytes]:
         """The object-like macros the file defines once, as integer constants
         (:func:`integer_macro_body`): the ``preproc_def`` nodes, found from the ``#define``
-        tokens of the text (tree-sitter's token for the directive is ``#[ \t]*define``)."""
+        tokens of the text (tree-sitter's token for the directive is ``#[ \\t]*define``)."""
         if self._integer_macros is None:
             bodies: dict[bytes, list[bytes]] = {}
             node_at = self._ctx.root.descendant_for_byte_range
