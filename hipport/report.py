@@ -176,6 +176,9 @@ class Report:
         env.filters["code"] = _memoized(markdown_code)
         env.filters["plural"] = plural
         env.filters["effort"] = _memoized_by_identity(effort)
+        # a file's findings per severity, counted once (the template's per-file row reads three
+        # counts, and the budget search renders the rows dozens of times)
+        env.filters["severities"] = _memoized_by_identity(severity_counts)
         env.filters["n"] = "{:,}".format
         template = env.get_template("report.md.j2")
         findings = self.findings
