@@ -65,7 +65,7 @@ from typing import TYPE_CHECKING
 
 from .alternation import WORD_OR_DOLLAR_BYTES, contains_any, trie_alternation, word_matches
 from .edits import Edit
-from .parse import END_BYTE, START_BYTE, file_nodes, nodes_of_kinds
+from .parse import END_BYTE, START_BYTE, file_nodes, nodes_around, nodes_of_kinds
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -226,8 +226,7 @@ class Declarations:
     A declaration is read when a name it may declare is first looked up, not all up front (a
     50 MB file holds 550,000 declarations, and the handle-type pass looks up the names of a few
     thousand operations): the name's whole-word occurrences are found in the text, and every
-    declaration around one of them, found by a walk up from the tree node at its first byte,
-    is read. A declaration of ``n`` holds ``n``'s identifier, a whole word of the source, so
+    declaration around one of them (:func:`hipport.parse.nodes_around`) is read. A declaration of ``n`` holds ``n``'s identifier, a whole word of the source, so
     every declaration of ``n`` is among those read.
 
     Attributes:
@@ -288,8 +287,7 @@ class Declarations:
             self._read_all()  # a name of other bytes: the whole-word scan needs name bytes
             return
         pattern = re.compile(trie_alternation(pending) + rb"(?![A-Za-z0-9_$])")
-        for match in word_matches(pattern, self._ctx.source, WORD_OR_DOLLAR_BYTES):
-            self._read_around(match.start())
+        self._read_around([match.start() for match in word_matches(pattern, self._ctx.source, WORD_OR_DOLLAR_BYTES)])
         self._resolved |= pending
 
     def resolve_typed(self, type_names) -> None:
@@ -300,15 +298,13 @@ class Declarations:
         if self._all_read or not type_names:
             return
         pattern = re.compile(trie_alternation({name.encode() for name in type_names}))
-        for match in pattern.finditer(self._ctx.source):
-            self._read_around(match.start())
+        self._read_around([match.start() for match in pattern.finditer(self._ctx.source)])
 
-    def _read_around(self, offset: int) -> None:
-        node = self._ctx.root.descendant_for_byte_range(offset, offset + 1)
-        while node is not None:
-            if node.type in _DECLARATION_KINDS and node.id not in self._read and node.is_named:
+    def _read_around(self, offsets: list[int]) -> None:
+        """Read the declarations that hold one of the byte ``offsets`` (:func:`hipport.parse.nodes_around`)."""
+        for node in nodes_around(self._ctx.root, offsets, _DECLARATION_KINDS):
+            if node.id not in self._read:
                 self._read_declaration(node)
-            node = node.parent
 
     def _read_all(self) -> None:
         for node in nodes_of_kinds(self._ctx.root, _DECLARATIONS):
@@ -421,11 +417,32 @@ class _Finder:
         return base if base in self.handles and stars == depth else None
 
     def integer_expression(self, node) -> bool:
-        """True when expression ``node`` is a known integer (the module docstring's list)."""
-        while node is not None and node.type == "parenthesized_expression" and node.named_children:
-            node = node.named_children[0]
-        if node is None:
-            return False
+        """True when expression ``node`` is a known integer (the module docstring's list).
+
+        An operator's operands are checked from a stack, not by recursion: a sum of a thousand
+        terms (``1 + 1 + ...``, nested once per ``+``) would exceed Python's recursion limit."""
+        pending = [node]
+        while pending:
+            node = pending.pop()
+            while node is not None and node.type == "parenthesized_expression" and node.named_children:
+                node = node.named_children[0]
+            if node is None:
+                return False
+            kind = node.type
+            if kind == "binary_expression":
+                if node.child_by_field_name("operator").type not in _INTEGER_OPERATORS:
+                    return False
+                pending += (node.child_by_field_name("right"), node.child_by_field_name("left"))  # left first
+            elif kind == "unary_expression":
+                if node.child_by_field_name("operator").type not in ("-", "+", "~"):
+                    return False
+                pending.append(node.child_by_field_name("argument"))
+            elif not self._integer_operand(node):
+                return False
+        return True
+
+    def _integer_operand(self, node) -> bool:
+        """:meth:`integer_expression` of ``node``, not parenthesized and not an operator."""
         kind = node.type
         if kind == "number_literal":
             return _INTEGER_LITERAL.fullmatch(_text(self.ctx, node)) is not None
@@ -437,13 +454,6 @@ class _Finder:
             field = node.child_by_field_name("field")
             entries = self.names.field(field.text) if field is not None else set()
             return bool(entries) and all(d == 0 and _INTEGER_WORDS.match(t) for t, d in entries)
-        if kind == "binary_expression":
-            return node.child_by_field_name("operator").type in _INTEGER_OPERATORS \
-                and self.integer_expression(node.child_by_field_name("left")) \
-                and self.integer_expression(node.child_by_field_name("right"))
-        if kind == "unary_expression":
-            return node.child_by_field_name("operator").type in ("-", "+", "~") \
-                and self.integer_expression(node.child_by_field_name("argument"))
         if kind == "cast_expression":
             return _INTEGER_WORDS.match(_norm(_text(self.ctx, node.child_by_field_name("type")))) is not None
         if kind == "call_expression":
@@ -561,23 +571,12 @@ def _handle_mentions(ctx: "_FileContext", handles: dict[str, "Mapping"], names: 
 
 def _operations_around(ctx: "_FileContext", mentions: list[int]) -> "list[tree_sitter.Node]":
     """The operations (:data:`_OPERATIONS`) around a mention, in the order of
-    :func:`hipport.parse.nodes_of_kinds`, found without a walk of the whole tree: a walk up from
-    the node at a mention's first byte meets every node that holds it. An ``init_declarator``
+    :func:`hipport.parse.nodes_of_kinds`, found without a walk of the whole tree: the nodes that
+    hold a mention's first byte (:func:`hipport.parse.nodes_around`). An ``init_declarator``
     the pass reports (a declaration of a handle type, a declarator that names a variable) holds
     a mention of its own, the variable's name, so none is missed that the mention test of
     :func:`analyze_handle_types` keeps; the caller still applies that test to each."""
-    found: dict[int, tree_sitter.Node] = {}
-    node_at = ctx.root.descendant_for_byte_range
-    for offset in mentions:
-        chain = []
-        node = node_at(offset, offset + 1)
-        while node is not None:
-            if node.type in _OPERATION_KINDS and node.is_named:
-                chain.append(node)
-            node = node.parent
-        for node in reversed(chain):  # outer first, as a pre-order walk meets them
-            found.setdefault(node.id, node)
-    operations = list(found.values())
+    operations = list(nodes_around(ctx.root, mentions, _OPERATION_KINDS))
     operations.sort(key=END_BYTE, reverse=True)
     operations.sort(key=START_BYTE)
     return operations

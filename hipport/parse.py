@@ -72,6 +72,45 @@ def _walk_nodes(node: tree_sitter.Node, kinds: frozenset[str]) -> list[tree_sitt
                 return found
 
 
+def nodes_around(root: tree_sitter.Node, offsets, kinds: frozenset[str]):
+    """The named nodes of ``kinds`` that hold one of the byte ``offsets`` (a node holds byte ``o``
+    when ``start_byte <= o < end_byte``), each once, found by one tree cursor moved through the
+    offsets in order instead of a walk up the parents from each.
+
+    A walk up the parents from the node at each offset finds the same nodes, but tree-sitter
+    computes a node's parent by a descent from the root, so that walk costs the square of the
+    depth, and a long expression (``a + b + c + ...``, nested once per operator) made it cubic
+    in the length of the expression. Here the cursor keeps its path: between one offset and the
+    next it climbs out of the nodes that end before the next and descends into the children
+    that hold it, and each node is met once: the work is linear in the nodes it passes.
+
+    Args:
+        root: the node to search (a tree's root node); nodes outside it are not found.
+        offsets: byte offsets (any order, repeats allowed).
+        kinds: the named node kinds wanted (``frozenset({"declaration"})``).
+
+    Yields:
+        The nodes, outer before inner along each path, paths in the order of the offsets.
+    """
+    inside = sorted({offset for offset in offsets if root.start_byte <= offset < root.end_byte})
+    if inside and root.is_named and root.type in kinds:
+        yield root
+    cursor = root.walk()
+    path = [root]  # the cursor's node and those above it
+    for offset in inside:
+        while len(path) > 1 and path[-1].end_byte <= offset:  # every node on the path starts before it
+            cursor.goto_parent()
+            path.pop()
+        while cursor.goto_first_child_for_byte(offset) is not None:
+            child = cursor.node
+            if child.start_byte > offset:  # the offset lies between two children
+                cursor.goto_parent()
+                break
+            path.append(child)
+            if child.is_named and child.type in kinds:
+                yield child
+
+
 #: Sort keys of tree nodes: their first byte and the byte after them (C functions, cheaper than lambdas).
 START_BYTE, END_BYTE = attrgetter("start_byte"), attrgetter("end_byte")
 

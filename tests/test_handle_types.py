@@ -357,3 +357,19 @@ def test_operations_around_the_mentions_hold_every_operation_the_mention_test_ke
         assert [node.id for node in kept] == [i for i in ids if i in {node.id for node in kept}]
         kept_total += len(kept)
     assert kept_total > 20
+
+
+def test_long_expressions_are_read_without_deep_recursion_or_parent_walks():
+    """A sum of 2,000 terms nests 2,000 binary expressions. The known-integer test checks the
+    operands from a stack (it recursed, and a 1,000-term initialiser stopped the conversion with
+    a RecursionError), and the pass finds the operations and declarations around its mentions
+    with one tree cursor (a walk up the parents from each mention made such a line cubic in its
+    length). Each `+` with a handle operand is reported once (the nested sums all start at the
+    first term's column); the initialiser of the handle is an integer."""
+    terms = 2000
+    source = ("unsigned long long w = " + " + ".join("(CUdeviceptr)0" for _ in range(terms)) + ";\n"
+              "CUdeviceptr z = " + " + ".join("1" for _ in range(terms)) + ";\n"
+              "int y = " + " + ".join(f"CUdeviceptr_{i}" for i in range(terms)) + ";\n").encode()
+    found = _findings(FIXTURE / "long.cpp", source)
+    assert [f for f in found if f[0] == 1] == [(1, 24, DEVICEPTR.format("operator +"))] * (terms - 1)
+    assert [f for f in found if f[0] != 1] == [(2, 13, DEVICEPTR.format("initialised with an integer"))]

@@ -68,3 +68,35 @@ def test_past_the_budget_the_query_is_compiled_and_used(tree, monkeypatch):
     monkeypatch.setattr(parse, "_walked", [0])  # a compiled query is used even within the budget
     parse.nodes_of_kinds(tree.root_node, parse.FILE_NODE_KINDS)
     assert parse._walked == [0]
+
+
+def test_nodes_around_finds_the_nodes_a_walk_up_the_parents_finds():
+    """parse.nodes_around (one cursor through the offsets) yields, each once, the nodes of the
+    kinds asked for that hold one of the offsets: those a walk up the parents from the node at
+    each offset meets, on the corpus's files with offsets drawn (fixed seed) in sets of 1 to 400,
+    repeated and unsorted, and offsets past the end."""
+    import random
+
+    from helpers import CORPUS
+
+    kinds = frozenset({"declaration", "parameter_declaration", "field_declaration", "binary_expression",
+                       "call_expression", "init_declarator", "identifier", "compound_statement"})
+    draw = random.Random(20261206)
+    parser = parse.new_parser()
+    checked = 0
+    for path in sorted(CORPUS.rglob("*.cu"))[:40]:
+        source = path.read_bytes()
+        root = parser.parse(source).root_node
+        for size in (1, 5, 50, 400):
+            offsets = [draw.randrange(len(source) + 3) for _ in range(size)]
+            expected = {}
+            for offset in offsets:
+                node = root.descendant_for_byte_range(offset, offset + 1) if offset < len(source) else None
+                while node is not None:
+                    if node.is_named and node.type in kinds and node.start_byte <= offset < node.end_byte:
+                        expected[node.id] = node
+                    node = node.parent
+            found = [node.id for node in parse.nodes_around(root, offsets, kinds)]
+            assert sorted(found) == sorted(expected) and len(found) == len(set(found)), (path, size)
+            checked += len(found)
+    assert checked > 5000
