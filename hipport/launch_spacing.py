@@ -65,13 +65,16 @@ def _normalised(text: bytes, token: str) -> bytes:
 
 _MACRO_OPEN = re.compile(rb"(?<![A-Za-z0-9_])operator[ \t]*\Z")
 _MACRO_CLOSE = re.compile(rb">>([ \t]+)>(?=[ \t]*\()")
+_MACRO_NEXT_OPEN = re.compile(rb"<<[ \t\r\n]*<")
 
 
 def _normalise_in_macro(ctx: "_FileContext", body, start: int, end: int) -> None:
     """A spaced opener in the code of a ``#define`` body (opaque text to the grammar): ``<< <``
     is never C++ there except after ``operator``, so it is a launch opener; its closer is the
-    first ``>> >`` after it, outside parentheses, that a ``(`` follows. Both are normalised only
-    when both are found on the body's own text (no line continuation inside either)."""
+    first ``>> >`` after it, outside parentheses, that a ``(`` follows, before the next opener
+    (another launch: pairing with its closer would rewrite that closer twice). Both are
+    normalised only when both are found on the body's own text (no line continuation inside
+    either)."""
     source = ctx.source
     if _MACRO_OPEN.search(source, body.start_byte, start) is not None:
         return
@@ -85,6 +88,8 @@ def _normalise_in_macro(ctx: "_FileContext", body, start: int, end: int) -> None
             depth -= 1
             if depth < 0:
                 return
+        elif byte == b"<" and depth == 0 and _MACRO_NEXT_OPEN.match(source, position, body.end_byte):
+            return  # the next launch's opener comes first: this one has no spaced closer
         elif byte == b">" and depth == 0 and (close := _MACRO_CLOSE.match(source, position, body.end_byte)):
             if not ctx.in_macro_code(body, position):
                 return

@@ -380,3 +380,14 @@ def test_runtime_include_precedes_a_guard_on_the_first_line(tmp_path: Path, tool
     ]
     assert [(f.line, f.rule_id) for f in check_tree(FIRST_LINE, ConvertOptions(jobs=1)).findings] == [(1, "HP2005")]
     assert _compile_errors(toolchain, FIRST_LINE, out, "ratio.hip", tmp_path) is None
+
+
+def test_spaced_launches_in_one_directive_pair_with_their_own_closers() -> None:
+    """Two launches in one directive's text (a #pragma read to the end of a file whose lines end
+    in CR only, or a macro with two launches): an opener is paired only with a closer before the
+    next opener. Pairing the first opener with the second launch's closer rewrote that closer
+    twice, and the conversion stopped with OverlappingEdits (found by a fuzzing helper)."""
+    cr_only = b"#pragma unroll\rk<<\r<1, 2>> \rk<< <1, 2>> >(x);"
+    assert _port_text(cr_only) == b"#pragma unroll\rk<<\r<1, 2>> \rk<<<1, 2>>>(x);"
+    macro = b"#define TWO(x) a<< <1, 2>>>(x); b<< <1, 2>> >(x)\n"
+    assert _port_text(macro) == b"#define TWO(x) a<< <1, 2>>>(x); b<<<1, 2>>>(x)\n"
