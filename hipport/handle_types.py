@@ -172,6 +172,13 @@ def _norm(type_text: str) -> str:
     return " ".join(type_text.replace("const", " ").replace("volatile", " ").split())
 
 
+def _unparenthesized(node):
+    """``node`` read through its parentheses: ``((x))`` -> ``x`` (None stays None)."""
+    while node is not None and node.type == "parenthesized_expression" and node.named_children:
+        node = node.named_children[0]
+    return node
+
+
 def _declared(node: "tree_sitter.Node") -> tuple[bytes, int] | None:
     """(name, pointer or array depth) of one declarator; None for a function declarator."""
     depth = 0
@@ -390,8 +397,7 @@ class _Finder:
     def handle(self, node, depth: int = 0) -> str | None:
         """The CUDA handle type of the value of expression ``node`` read through ``depth``
         dereferences, or None when it is not known to be one."""
-        while node is not None and node.type == "parenthesized_expression" and node.named_children:
-            node = node.named_children[0]
+        node = _unparenthesized(node)
         if node is None:
             return None
         kind = node.type
@@ -424,8 +430,7 @@ class _Finder:
         pending = [node]
         while pending:
             node = pending.pop()
-            while node is not None and node.type == "parenthesized_expression" and node.named_children:
-                node = node.named_children[0]
+            node = _unparenthesized(node)
             if node is None:
                 return False
             kind = node.type
@@ -465,9 +470,7 @@ class _Finder:
 
     def integer_value(self, node) -> bool:
         """True when ``node`` is a known integer that is not a null pointer constant (``0``)."""
-        inner = node
-        while inner.type == "parenthesized_expression" and inner.named_children:
-            inner = inner.named_children[0]
+        inner = _unparenthesized(node)
         if inner.type == "number_literal" and _NULL_LITERAL.fullmatch(_text(self.ctx, inner)):
             return False
         return self.integer_expression(node)
