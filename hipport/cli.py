@@ -44,7 +44,7 @@ def main() -> None:
 def _split_archs(value) -> tuple[str, ...]:
     items = value if isinstance(value, (list, tuple)) else str(value).replace(",", ";").split(";")
     archs = [a.strip() for a in items if a.strip()]
-    from .cmake import validate_offload_archs
+    from .options import validate_offload_archs
 
     try:
         return tuple(validate_offload_archs(archs))

@@ -27,10 +27,9 @@ from .makefile_facts import MakefileFacts
 from .resources import data_dir
 
 #: The AMD offload architectures built by default: CDNA2 (MI200), CDNA3 (MI300), RDNA2, RDNA3.
-from .options import DEFAULT_OFFLOAD_ARCHS  # noqa: E402  (one definition, light for the parser)
+from .options import DEFAULT_OFFLOAD_ARCHS, validate_offload_archs  # noqa: E402,F401  (one definition, light for the parser)
 #: An AMD offload architecture: gfx90a, gfx942, gfx1100, gfx9-generic, with target features
 #: such as :xnack+ or :sramecc- (LLVM AMDGPU usage).
-_OFFLOAD_ARCH = re.compile(r"^gfx(?:[0-9]{2,3}[0-9a-f]|[0-9]{1,2}(?:-[0-9])?-generic)((?::(?:sramecc|xnack)[+-])*)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,24 +367,6 @@ def cmake_listable(path: str) -> bool:
 def _identifier(text: str) -> str:
     name = re.sub(r"[^A-Za-z0-9_]", "_", text).strip("_") or "target"
     return name if not name[0].isdigit() else "t_" + name
-
-
-def validate_offload_archs(archs: list[str]) -> list[str]:
-    """Check AMD offload architecture names (``gfx90a``, ``gfx942:xnack+``).
-
-    Raises:
-        ValueError: a name is malformed or repeats a feature, a name repeats, or the list is empty.
-    """
-    for arch in archs:
-        match = _OFFLOAD_ARCH.match(arch)
-        features = [f[:-1] for f in match.group(1).split(":")[1:]] if match else []
-        if not match or len(features) != len(set(features)):
-            raise ValueError(f"{arch!r} is not an offload architecture name such as gfx90a or gfx1100")
-    if len(set(archs)) != len(archs):
-        raise ValueError(f"offload architectures repeat: {';'.join(archs)}")
-    if not archs:
-        raise ValueError("at least one offload architecture is needed")
-    return archs
 
 
 def generate_cmake(project_name: str, out: Path, units: list[UnitInfo], tree_files: frozenset[str],

@@ -14,9 +14,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
-from .cmake import (DEFAULT_OFFLOAD_ARCHS, PLATFORM_MODULE, UnitInfo, cmake_listable, generate_cmake,
-                    render_platform_module, units_reaching)
-from .makefile_facts import read_makefile_facts
 from .discover import TreeFile, build_file_kind, discover
 from .edits import apply_edits
 from .emit import atomic_write
@@ -26,17 +23,18 @@ from .incremental import (Record, RecordError, Reuse, canonical, digest_json, fi
 from .report import FileSummary, Report
 from .rules import RuleSet, default_rules
 from .project_macros import TreeSources, resolve_include
-from .precise import PreciseOptions, PreciseUnavailable, analyze_precise, merge, session_for
 from .manifest import KEPT_EDITED, OUTPUT, SOURCE, UNCHANGED, OutputGuard, Stamps, digest, load_manifest
 from .suppress import BUILD_FILE_COMMENTS, filter_and_fingerprint
 from .unknown_names import FileNames, TreeNames, closest_names, remember_closest
 
 if TYPE_CHECKING:
+    from .cmake import UnitInfo
+    from .precise import PreciseOptions
     from .warp import MaskNames, WarpTree
 
 REPORT_MARKDOWN = "hipport-report.md"
 REPORT_JSON = "hipport-report.json"
-from .options import LAUNCH_SYNTAXES  # noqa: E402  (one definition, light for the parser)
+from .options import DEFAULT_OFFLOAD_ARCHS, LAUNCH_SYNTAXES  # noqa: E402  (one definition, light for the parser)
 #: Below this many bytes of sources, converting in this process beats starting workers.
 _PARALLEL_THRESHOLD_BYTES = 2_000_000
 
@@ -208,6 +206,8 @@ def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, sources: 
     summary.inline_asm = analysis.inline_asm
     summary.uses_cuda = analysis.uses_cuda
     if options.precise is not None:
+        from .precise import PreciseUnavailable, analyze_precise, merge, session_for
+
         try:
             findings = merge(findings, analyze_precise(session_for(options.precise), file.source, file.rel, bom + data, rules))
         except PreciseUnavailable:
@@ -522,6 +522,8 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
         result.reuse.reason = "--precise ports every file (its libclang pass reads headers outside SRC)"
     result.reuse.rerun = manifest is not None
     reused, to_port, prepasses = _plan(files, options, record, guard)
+    from .cmake import UnitInfo  # not imported at the top: ``hipport check`` writes no build
+
     units: list[UnitInfo] = []
     build_files, gpu_cxx, cuda_names = [], set(), TreeNames(rules)
     ported_files = itertools.chain(reused, _port_all(to_port, options, rules, guard, prepasses, tree=files))
@@ -722,6 +724,9 @@ def _generated_step(src: Path, out: Path, files: list[TreeFile], units: list[Uni
     includes it), or reuse the recorded ones when everything they are made from is as recorded:
     the units, every output's bytes as OUT holds them (the include scan reads them), the
     Makefile's facts, the units using textures (HP1210) and ``--offload-arch``."""
+    from .cmake import PLATFORM_MODULE, cmake_listable, generate_cmake, render_platform_module, units_reaching
+    from .makefile_facts import read_makefile_facts
+
     has_cmake = any(f.rel == "CMakeLists.txt" for f in files)
     name = (src.resolve().name if src.is_dir() else src.stem) or "hipport_port"
     listed = [u for u in units if cmake_listable(u.out_rel)]

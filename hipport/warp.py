@@ -116,7 +116,6 @@ from typing import Iterator, Protocol
 import tree_sitter
 
 from .alternation import WORD_BYTES, directive_matches, literal_matches
-from .cmake import reached_files
 from .device_context import function_kind
 from .edits import Edit
 from .port_definitions import shield_from_macros
@@ -2221,6 +2220,8 @@ def mask_names(sources, parser) -> MaskNames | None:
             users[path] = words
     if not users:
         return MaskNames({}, {}, value_used) if value_used else None
+    from .cmake import reached_files  # the build's module, not needed by most runs of this pass
+
     reach = reached_files(sources)
     visible: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
     for path in users:
@@ -2971,6 +2972,8 @@ def warp_tree(sources, parser, masks: MaskNames | None = None,
     """
     sources = list(sources)
     files = TreeSources(dict(sources))
+    from .cmake import reached_files  # the build's module, not needed by most runs of this pass
+
     reach = reached_files(dict(sources))
     host_reads, rows = _facts_by_file(sources, parser, build_dirs, reach)
     constants: dict[str, list[tuple[str, str]]] = {}
