@@ -152,16 +152,19 @@ def _finding(rules: RuleSet, check_name: str, path: str, line: int, column: int,
 
 
 def port_file(file: TreeFile, rules: RuleSet, options: ConvertOptions, sources: TreeSources,
-              parser=None, warp_tree: WarpTree | None = None, masks: MaskNames | None = None) -> PortedFile:
+              parser=None, warp_tree: WarpTree | None = None, masks: MaskNames | None = None,
+              data: bytes | None = None) -> PortedFile:
     """Read, parse and port one file (no writing); ``sources``: the tree's files (:func:`tree_sources`),
     to resolve includes and read the macros of the headers ``file`` includes; ``warp_tree``: the
     tree's --fix decisions on warp-size names shared between files, ``masks``: where its files
-    define the names ``*_sync`` calls pass as masks (:func:`_tree_prepasses`).
+    define the names ``*_sync`` calls pass as masks (:func:`_tree_prepasses`); ``data``: the
+    file's bytes when the caller has read them already (the prepasses did), else None.
 
     Raises:
         OSError: the file cannot be read.
     """
-    data = file.source.read_bytes()
+    if data is None:
+        data = file.source.read_bytes()
     source_digest = digest(data)
     summary = FileSummary(path=file.rel, output=file.out_rel, converted=file.convert)
     if not file.convert:
@@ -244,13 +247,13 @@ def _init_worker(rules: RuleSet, options: ConvertOptions, tree: TreeSources, gua
 
 def _port_and_write(file: TreeFile, rules: RuleSet, options: ConvertOptions, tree: TreeSources,
                     parser, guard: OutputGuard | None, warp_tree: WarpTree | None = None,
-                    masks: MaskNames | None = None) -> PortedFile:
+                    masks: MaskNames | None = None, data: bytes | None = None) -> PortedFile:
     """Port one file and, when ``guard`` is given, write it into its OUT (unless unchanged or
     edited by hand there, see :mod:`hipport.manifest`); the returned PortedFile then carries no
     content (only the summary and the write's outcome travel back to the parent process).
     Build files (CMake, Makefiles) are not written here: :func:`_migrate_build_files` migrates
     them once every file is ported, so they come back with their content."""
-    ported = port_file(file, rules, options, tree, parser, warp_tree, masks)
+    ported = port_file(file, rules, options, tree, parser, warp_tree, masks, data)
     if guard is not None and build_file_kind(file.rel) is None:
         ported.output_digest = ported.output_digest or digest(ported.output)
         ported.write_status = guard.write(file.out_rel, ported.output, file.mode, ported.output_digest)
@@ -276,7 +279,7 @@ def _tree_prepasses(files: list[TreeFile], options: ConvertOptions, parser,
     rewritten in every file using it, or in none (without --fix nothing is rewritten, and the
     findings are the same). Files that cannot be read or are UTF-16/32 are left to
     :func:`port_file`, which reports them. ``contents``: the bytes of files already read
-    (path relative to the tree -> bytes), the others are read here."""
+    (path relative to the tree -> bytes); the others are read here and added to it."""
     from .warp import mask_names, warp_tree
 
     sources = []
@@ -287,6 +290,8 @@ def _tree_prepasses(files: list[TreeFile], options: ConvertOptions, parser,
             data = contents[file.rel] if contents is not None and file.rel in contents else file.source.read_bytes()
         except OSError:
             continue
+        if contents is not None:
+            contents[file.rel] = data
         if _wide_encoding(data):
             continue
         sources.append((file.rel, data[len(_UTF8_BOM):] if data.startswith(_UTF8_BOM) else data))
@@ -298,7 +303,7 @@ def _tree_prepasses(files: list[TreeFile], options: ConvertOptions, parser,
 
 def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet,
               guard: OutputGuard | None, prepasses: "tuple[WarpTree | None, MaskNames | None] | None" = None,
-              *, tree: list[TreeFile] | None = None) -> Iterator[PortedFile]:
+              *, tree: list[TreeFile] | None = None, contents: "dict[str, bytes] | None" = None) -> Iterator[PortedFile]:
     """Port (and write through ``guard``, unless None) every file, in parallel for large trees.
 
     In parallel, files are handed out largest first, a few at a time, so no worker is left with
@@ -308,6 +313,9 @@ def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet,
         tree: every file of the tree, when ``files`` is only part of it (an incremental
             conversion): includes resolve against it and the prepasses read it.
         prepasses: what :func:`_tree_prepasses` returned for ``tree`` (None: run here).
+        contents: bytes of files read already (path relative to the tree -> bytes), by the
+            caller or by the prepasses run here. A file ported in this process is not read
+            again (its entry is dropped once it is ported); workers read their files themselves.
     """
     from .parse import new_parser
 
@@ -316,13 +324,17 @@ def _port_all(files: list[TreeFile], options: ConvertOptions, rules: RuleSet,
     jobs = options.jobs or os.cpu_count() or 1
     size = sum(f.size for f in files if f.convert)
     parser = new_parser()
+    contents = {} if contents is None else contents
     if prepasses is None:  # only the ports of C/C++/CUDA files use them (not the copies, nor build files)
-        prepasses = _tree_prepasses(tree_files, options, parser) if any(f.convert for f in files) else (None, None)
+        prepasses = (_tree_prepasses(tree_files, options, parser, contents) if any(f.convert for f in files)
+                     else (None, None))
     shared, masks = prepasses
     if jobs == 1 or size < _PARALLEL_THRESHOLD_BYTES:
         for file in files:
-            yield _port_and_write(file, rules, options, tree, parser, guard, shared, masks)
+            data = contents.pop(file.rel, None)
+            yield _port_and_write(file, rules, options, tree, parser, guard, shared, masks, data)
         return
+    contents.clear()  # the workers read their own files
     from concurrent.futures import ProcessPoolExecutor  # only a parallel run pays for its import
 
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
@@ -521,12 +533,13 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
     else:
         result.reuse.reason = "--precise ports every file (its libclang pass reads headers outside SRC)"
     result.reuse.rerun = manifest is not None
-    reused, to_port, prepasses = _plan(files, options, record, guard)
+    reused, to_port, prepasses, contents = _plan(files, options, record, guard)
     from .cmake import UnitInfo  # not imported at the top: ``hipport check`` writes no build
 
     units: list[UnitInfo] = []
     build_files, gpu_cxx, cuda_names = [], set(), TreeNames(rules)
-    ported_files = itertools.chain(reused, _port_all(to_port, options, rules, guard, prepasses, tree=files))
+    ported_files = itertools.chain(reused, _port_all(to_port, options, rules, guard, prepasses, tree=files,
+                                                             contents=contents))
     for done, ported in enumerate(ported_files, 1):
         file = ported.file
         is_build_file = build_file_kind(file.rel) is not None
@@ -580,7 +593,7 @@ def convert_tree(src: Path, out: Path, options: ConvertOptions = ConvertOptions(
 
 
 def _plan(files: list[TreeFile], options: ConvertOptions, record: Record | None,
-          guard: OutputGuard) -> "tuple[list[PortedFile], list[TreeFile], tuple | None]":
+          guard: OutputGuard) -> "tuple[list[PortedFile], list[TreeFile], tuple | None, dict[str, bytes]]":
     """Which files of the tree an incremental conversion ports and which recorded ports it
     reuses (:mod:`hipport.incremental`), and the tree's prepasses when they are needed.
 
@@ -595,10 +608,11 @@ def _plan(files: list[TreeFile], options: ConvertOptions, record: Record | None,
 
     Returns:
         (reused ports, in SRC's order; files to port, in SRC's order; the prepasses for
-        :func:`_port_all`, or None to let it run them).
+        :func:`_port_all`, or None to let it run them; the bytes of the files read here, path
+        relative to the tree -> bytes, for :func:`_port_all`).
     """
     if record is None:
-        return [], files, None
+        return [], files, None, {}
     contents: dict[str, bytes] = {}  # the files read here (those of an unchanged stamp are not)
     digests: dict[str, str] = {}
     stamps = guard.stamps
@@ -637,7 +651,7 @@ def _plan(files: list[TreeFile], options: ConvertOptions, record: Record | None,
         decisions, same = previous.get("decisions"), True
     record.groups["prepasses"] = {"inputs": inputs, "decisions": decisions}
     if not same:  # the tree-wide decisions changed (or were never recorded): every port may change
-        return [], files, prepasses
+        return [], files, prepasses, contents
     read(False)
     sources = tree_sources(files)
     reused, to_port = [], []
@@ -666,7 +680,7 @@ def _plan(files: list[TreeFile], options: ConvertOptions, record: Record | None,
         from .parse import new_parser
 
         prepasses = _tree_prepasses(files, options, new_parser(), contents)
-    return reused, to_port, prepasses
+    return reused, to_port, prepasses, contents
 
 
 def _build_files_step(build_files: list[PortedFile], gpu_cxx: frozenset[str], options: ConvertOptions,

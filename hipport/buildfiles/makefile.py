@@ -96,6 +96,7 @@ class _MakefileMigration:
         self.notes: list[tuple[str, int, int, dict[str, str]]] = []
         self.reported_lines: set[int] = set()
         self.at = 0  # offset of the line being migrated (where an internal error is reported)
+        self._words: dict[tuple[int, int], list[Word]] = {}  # (start, end) -> split_words' answer
 
     def note(self, check: str, offset: int, **fields: str) -> None:
         line, column = self.index.position(offset)
@@ -122,9 +123,14 @@ class _MakefileMigration:
         return found
 
     def words(self, start: int, end: int) -> list[Word]:
-        # backslash-newline continuations separate words like blanks
-        segment = self.text[start:end].replace("\\\r\n", "   ").replace("\\\n", "  ")
-        return split_words(segment, start)
+        """The words of ``text[start:end]`` (a new list each call; each span is split once: the
+        passes over a Makefile split most lines two or three times)."""
+        found = self._words.get((start, end))
+        if found is None:
+            # backslash-newline continuations separate words like blanks
+            segment = self.text[start:end].replace("\\\r\n", "   ").replace("\\\n", "  ")
+            found = self._words[(start, end)] = split_words(segment, start)
+        return list(found)
 
     def commands(self, line: _Line, compilers: set[str]) -> list[tuple[Word, list[Word]]]:
         """The nvcc invocations of a recipe line: (the compiler word, its arguments)."""
