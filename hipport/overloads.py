@@ -103,10 +103,18 @@ def _declaration_type(declaration: "tree_sitter.Node", name: bytes) -> str | Non
 
 def _lookup(node: "tree_sitter.Node", name: bytes) -> str | None:
     """The declared type of the variable ``name`` used at ``node``: the nearest declaration
-    before it in an enclosing block, a parameter of the enclosing function, or at file scope."""
+    before it in an enclosing block, a parameter of the enclosing lambda or function, or at file
+    scope."""
     child, scope = node, node.parent
     while scope is not None:
-        if scope.type == "function_definition":
+        if scope.type == "lambda_expression":
+            declarator = scope.child_by_field_name("declarator")
+            parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+            for parameter in parameters.named_children if parameters is not None else ():
+                found = _declaration_type(parameter, name)
+                if found:
+                    return found
+        elif scope.type == "function_definition":
             declarator = scope.child_by_field_name("declarator")
             while declarator is not None and declarator.type != "function_declarator":
                 declarator = declarator.child_by_field_name("declarator")
