@@ -38,6 +38,7 @@ from .unknown_names import FileNames, collect as collect_cuda_names
 from .collisions import analyze_collisions
 from .device_overloads import analyze_device_overloads
 from .integer_overloads import analyze_integer_overloads
+from .literal_suffix import analyze_literal_suffixes
 from .min_max import analyze_min_max
 from .brace_assignment import analyze_brace_assignments
 from .classification_macros import analyze_classification_macros
@@ -878,6 +879,7 @@ def analyze_file(
     analyze_device_overloads(ctx)
     analyze_integer_overloads(ctx)
     analyze_min_max(ctx)
+    analyze_literal_suffixes(ctx)
     analyze_brace_assignments(ctx)
     analyze_classification_macros(ctx, _implicit_include_offset(ctx))
     analyze_cutil(ctx)
