@@ -50,7 +50,7 @@ from .grid_constant import analyze_grid_constant
 from .port_definitions import analyze_port_definitions
 from .surface_calls import analyze_surface_calls
 from .version_macros import analyze_cuda_version_macros
-from .handle_types import analyze_handle_types
+from .handle_types import analyze_handle_types, rewrite_handle_reinterpret_casts
 from .group_shuffles import analyze_group_shuffles
 from .half_bfloat16 import analyze_half_bfloat16
 from .host_api import (analyze_context_create_params, analyze_dim3_from_make_uint3, analyze_initialised_vlas,
@@ -895,6 +895,7 @@ def analyze_file(
     analyze_surface_calls(ctx, fix)
     analyze_cuda_version_macros(ctx, fix, _implicit_include_offset(ctx))
     analyze_handle_types(ctx, fix)
+    rewrite_handle_reinterpret_casts(ctx)
     analyze_group_shuffles(ctx, fix)
     analyze_half_bfloat16(ctx, fix)
     analyze_unported_case_labels(ctx)

@@ -687,3 +687,39 @@ def analyze_handle_types(ctx: "_FileContext", fix: bool = False) -> None:
                 ctx.report("integer-handle-fixed", node, name=handle, operation=operation, rewritten=rewritten,
                            cuda_definition=fields["cuda_definition"], hip=fields["hip"],
                            hip_definition=fields["hip_definition"])
+
+
+def rewrite_handle_reinterpret_casts(ctx: "_FileContext") -> None:
+    """Write each ``reinterpret_cast<CUdeviceptr>(x)`` as the C-style cast ``(CUdeviceptr)(x)``.
+
+    In CUDA both take a pointer's address as the integer; HIP's ``hipDeviceptr_t`` is ``void *``,
+    and ``reinterpret_cast`` of a ``const`` (or ``volatile``) pointer to it "casts away
+    qualifiers" and does not compile (NVIDIA-developer-blog printf-alternative:
+    ``cuMemGetAddressRange(&base, &size, reinterpret_cast<CUdeviceptr>(device_string))`` with a
+    ``const char *``). A C-style cast converts any object pointer, or an integer, to ``void *``
+    with the same bits, and means what the ``reinterpret_cast`` meant in CUDA, so the port
+    writes it for every handle HIP defines as ``void *`` (:func:`_void_pointer`). Only the
+    ``reinterpret_cast<`` and ``>`` around the type are replaced: the type name itself is
+    renamed by the identifier pass.
+
+    Args:
+        ctx: the analysis context of one file; edits go to ``ctx.result.edits``.
+    """
+    source = ctx.source
+    if b"reinterpret_cast" not in source:
+        return
+    handles = {name.encode() for name, mapping in integer_handles(ctx.rules).items() if _void_pointer(mapping)}
+    if not handles or not contains_any(source, tuple(handles)):
+        return
+    at = source.find(b"reinterpret_cast")
+    while at != -1:
+        node = ctx.node_at(at, at + len(b"reinterpret_cast"))
+        function = node.parent
+        if node.type == "identifier" and function is not None and function.type == "template_function" \
+                and function.parent is not None and function.parent.type == "call_expression":
+            types = function.child_by_field_name("arguments")
+            named = types.named_children if types is not None else []
+            if len(named) == 1 and named[0].type == "type_descriptor" and named[0].text.strip() in handles:
+                ctx.result.edits.append(Edit(node.start_byte, named[0].start_byte, b"("))
+                ctx.result.edits.append(Edit(named[0].end_byte, types.end_byte, b")"))
+        at = source.find(b"reinterpret_cast", at + 1)

@@ -373,3 +373,46 @@ def test_long_expressions_are_read_without_deep_recursion_or_parent_walks():
     found = _findings(FIXTURE / "long.cpp", source)
     assert [f for f in found if f[0] == 1] == [(1, 24, DEVICEPTR.format("operator +"))] * (terms - 1)
     assert [f for f in found if f[0] != 1] == [(2, 13, DEVICEPTR.format("initialised with an integer"))]
+
+
+ADDRESS_RANGE = b"""#include <cuda.h>
+
+CUresult base_of(const char *text, CUdeviceptr *base, size_t *size)
+{
+    return cuMemGetAddressRange(base, size, reinterpret_cast<CUdeviceptr>(text));
+}
+
+unsigned long long bits_of(const char *text)
+{
+    return reinterpret_cast<unsigned long long>(text);
+}
+"""
+
+
+def test_reinterpret_cast_to_deviceptr_becomes_a_c_style_cast(toolchain, tmp_path):
+    """``reinterpret_cast<CUdeviceptr>`` of a ``const char *`` compiles in CUDA (pointer to
+    integer) and not in HIP (``void *``: it casts away const); the C-style cast the port writes
+    compiles in both. Another reinterpret_cast is left as written."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "range.cpp").write_bytes(ADDRESS_RANGE)
+    toolchain.compile_cuda(src / "range.cpp", tmp_path / "cuda.o", link=False)
+    out = tmp_path / "out"
+    convert_tree(src, out, ConvertOptions(jobs=1))
+    ported = out / "range.cpp"
+    assert ported.read_text().splitlines()[3:10] == [
+        "{",
+        "    return hipMemGetAddressRange(base, size, (hipDeviceptr_t)(text));",
+        "}",
+        "",
+        "unsigned long long bits_of(const char *text)",
+        "{",
+        "    return reinterpret_cast<unsigned long long>(text);",
+    ]
+    toolchain.compile_amd(ported, tmp_path / "amd.o", ["gfx90a"], ["-fsyntax-only"])
+    toolchain.compile_nvidia(ported, tmp_path / "nvidia.o", link=False)
+    ported.write_text(ported.read_text().replace("(hipDeviceptr_t)(text)", "reinterpret_cast<hipDeviceptr_t>(text)"))
+    with pytest.raises(CompileError) as kept:
+        toolchain.compile_amd(ported, tmp_path / "amd.o", ["gfx90a"], ["-fsyntax-only"])
+    assert [line.split("range.cpp:")[1] for line in kept.value.stderr.splitlines() if ": error: " in line] == [
+        "5:46: error: reinterpret_cast from 'const char *' to 'hipDeviceptr_t' (aka 'void *') casts away qualifiers"]
