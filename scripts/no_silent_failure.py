@@ -11,7 +11,8 @@ error that the migration report does not name.
    written to (hipport refuses an OUT inside SRC; so does this script).
 2. Every translation unit of OUT that uses HIP is compiled for AMD (default ``gfx90a``) with the
    project toolchain (``hipport.toolchain.Toolchain.amd_compile_command``, compile only, plus
-   ``-std=c++17`` as the tests compile ports). A unit is a ``.hip`` file, or a ``.cpp``/``.cc``/
+   ``-std=c++17`` as the tests compile ports, and ``-ferror-limit=0`` so that every error is
+   read). A unit is a ``.hip`` file, or a ``.cpp``/``.cc``/
    ``.cxx`` file that includes a HIP header (``hip/...`` or a HIP/ROCm library header) directly or
    through the tree's own headers; a unit that another file ``#include``s is not compiled on its
    own (as its build would not). Include folders, in order: the unit's folder, every header folder
@@ -902,7 +903,10 @@ def _check_converted(options: Options, out: Path, toolchain: Toolchain, log, sta
         n, unit = job
         folder = (out / unit).parent
         dirs = [folder, *header_dirs(folder, out), *user_out]
-        flags = [f"-std={options.std}", *([options.opt] if options.opt else []), *_include_flags(dirs, options.defines)]
+        # -ferror-limit=0: clang stops after 20 errors by default, and an unexplained error
+        # after the 20th would go unseen
+        flags = [f"-std={options.std}", "-ferror-limit=0", *([options.opt] if options.opt else []),
+                 *_include_flags(dirs, options.defines)]
         t0 = time.time()
         rdc = False
         while True:
