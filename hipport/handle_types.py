@@ -372,9 +372,28 @@ class Declarations:
         """True when every declaration of variable ``name`` seen at ``use`` has an integer type,
         or, with none, when the file defines ``name`` once as an integer constant macro."""
         entries = self.of(name, use)
+        if not entries and _in_member_function(use):  # a member named by itself
+            entries = self.field(name)
         if not entries:
             return name in self.integer_macros
         return all(d == 0 and _INTEGER_WORDS.match(t) for t, d in entries)
+
+
+def _in_member_function(node) -> bool:
+    """True when ``node`` is inside a member function's body: a function defined in a class or
+    struct body, or one whose name is qualified (``Vec::grow``, defined outside the class)."""
+    function = node.parent
+    while function is not None and function.type != "function_definition":
+        function = function.parent
+    if function is None:
+        return False
+    if function.parent is not None and function.parent.type == "field_declaration_list":
+        return True
+    declarator = function.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    name = declarator.child_by_field_name("declarator") if declarator is not None else None
+    return name is not None and name.type == "qualified_identifier"
 
 
 class _Finder:
@@ -402,7 +421,10 @@ class _Finder:
             return None
         kind = node.type
         if kind == "identifier":
-            return Declarations._only(self.names.of(node.text, node), self.handles, depth)
+            declared = self.names.of(node.text, node)
+            if not declared and _in_member_function(node):  # a member named by itself (``this->`` implied)
+                declared = self.names.field(node.text)
+            return Declarations._only(declared, self.handles, depth)
         if kind == "field_expression":
             field = node.child_by_field_name("field")
             return Declarations._only(self.names.field(field.text), self.handles, depth) if field is not None else None

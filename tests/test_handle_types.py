@@ -416,3 +416,49 @@ def test_reinterpret_cast_to_deviceptr_becomes_a_c_style_cast(toolchain, tmp_pat
         toolchain.compile_amd(ported, tmp_path / "amd.o", ["gfx90a"], ["-fsyntax-only"])
     assert [line.split("range.cpp:")[1] for line in kept.value.stderr.splitlines() if ": error: " in line] == [
         "5:46: error: reinterpret_cast from 'const char *' to 'hipDeviceptr_t' (aka 'void *') casts away qualifiers"]
+
+
+MEMBER_VECTOR = b"""#include <cuda.h>
+
+struct DeviceVector {
+    CUdeviceptr base;
+    size_t used;
+    CUresult clear_tail(size_t bytes) { return cuMemsetD8(base + used, 0, bytes); }
+    CUresult grow(size_t bytes);
+};
+
+CUresult DeviceVector::grow(size_t bytes)
+{
+    CUresult status = cuMemsetD8(base + used, 0, bytes);
+    used += bytes;
+    return status;
+}
+"""
+
+
+@pytest.mark.parametrize("fix", [False, True])
+def test_member_named_by_itself_in_member_functions(toolchain, tmp_path, fix):
+    """A CUdeviceptr member used by its bare name in a member function, defined in the class or
+    outside it (``this->`` implied; cuda-vmm's cuvector.cpp), is a handle like ``v.base``:
+    reported (HP1216), and rewritten with --fix (HP1222, ``used`` read as the size_t member)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "vector.cpp").write_bytes(MEMBER_VECTOR)
+    out = tmp_path / "out"
+    convert_tree(src, out, ConvertOptions(jobs=1, fix=fix))
+    ported = out / "vector.cpp"
+    lines = ported.read_text().splitlines()
+    report = (out / "hipport-report.json").read_text()
+    ids = re.findall(r'"rule_id": "(HP12\d\d)"', report)
+    if fix:
+        assert (lines[5], lines[11]) == (
+            "    hipError_t clear_tail(size_t bytes) { return hipMemsetD8((hipDeviceptr_t)((char *)base + used), 0, bytes); }",
+            "    hipError_t status = hipMemsetD8((hipDeviceptr_t)((char *)base + used), 0, bytes);")
+        assert ids == ["HP1222", "HP1222"]
+        toolchain.compile_amd(ported, tmp_path / "amd.o", ["gfx90a"], ["-fsyntax-only"])
+    else:
+        assert ids == ["HP1216", "HP1216"]
+        with pytest.raises(CompileError) as failed:
+            toolchain.compile_amd(ported, tmp_path / "amd.o", ["gfx90a"], ["-fsyntax-only"])
+        assert [line.split("vector.cpp:")[1].split(": error:")[0] for line in failed.value.stderr.splitlines()
+                if ": error: " in line] == ["6:67", "12:42"]
