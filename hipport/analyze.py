@@ -38,6 +38,7 @@ from .unknown_names import FileNames, collect as collect_cuda_names
 from .collisions import analyze_collisions
 from .device_overloads import analyze_device_overloads
 from .integer_overloads import analyze_integer_overloads
+from .host_math import analyze_host_math
 from .literal_suffix import analyze_literal_suffixes
 from .min_max import analyze_min_max
 from .brace_assignment import analyze_brace_assignments
@@ -880,6 +881,7 @@ def analyze_file(
     analyze_integer_overloads(ctx)
     analyze_min_max(ctx)
     analyze_literal_suffixes(ctx)
+    analyze_host_math(ctx)
     analyze_brace_assignments(ctx)
     analyze_classification_macros(ctx, _implicit_include_offset(ctx))
     analyze_cutil(ctx)

@@ -478,6 +478,19 @@ class TreeSources:
             self._log["read"][rel] = [self._bytes_digests[rel], self.directives_digest(rel)]
         return cached
 
+    def content(self, rel: str) -> bytes:
+        """The bytes of the tree file ``rel`` (empty when unreadable), read for a fact of the
+        port being logged: the read is recorded as :meth:`directives` records it, so an
+        incremental conversion ports the file again when ``rel`` changes."""
+        self.directives(rel)
+        entry = self._files.get(rel)
+        if isinstance(entry, bytes):
+            return entry
+        try:
+            return Path(entry).read_bytes() if entry is not None else b""
+        except OSError:
+            return b""
+
     def directives_digest(self, rel: str) -> str:
         """SHA-256 (hex) of the directives of the tree file ``rel`` (:meth:`directives`: kinds,
         lines, offsets, operands, bodies, conditionals): what another file's port reads of it."""
