@@ -66,6 +66,9 @@ _SPELLING = {(True, 1): "int", (False, 1): "unsigned int", (True, 2): "long", (F
 _INDEX_VARIABLES = frozenset({b"threadIdx", b"blockIdx", b"blockDim", b"gridDim"})
 
 FLOATING = "floating"  # a known type that is not an integer
+#: Arguments of more syntax nodes than this are not typed (a generated thousand-term sum would
+#: exceed Python's recursion limit; no hand-written min/max argument comes near it).
+_LARGEST_ARGUMENT = 400
 _OBJECT_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*([0-9][0-9A-Za-z']*)[ \t]*\)?[ \t]*(?://[^\n]*)?$",
                            re.M)
 
@@ -118,7 +121,9 @@ class _Typer:
         self.macros: dict[bytes, tuple[bool, int] | str | None] = {}
         if b"define" in source:
             for match in _OBJECT_MACRO.finditer(source):
-                self.macros.setdefault(match.group(1), literal_type(match.group(2).decode("ascii", "replace")))
+                found = literal_type(match.group(2).decode("ascii", "replace"))
+                # defined twice (``#if`` branches) with values of other types: unknown
+                self.macros[match.group(1)] = found if self.macros.get(match.group(1), found) == found else None
 
     def raw(self, node: tree_sitter.Node):
         """(spelling, promoted (signed, rank)) of ``node``'s type, :data:`FLOATING`, or None."""
@@ -268,6 +273,8 @@ def analyze_min_max(ctx) -> None:
         if len(values) != 2 or device_code(ctx, call) is None:
             continue
         typer = typer or _Typer(source)
+        if any(value.descendant_count > _LARGEST_ARGUMENT for value in values):
+            continue  # the typing recurses through the expression (and reads each part again)
         seen = [typer.raw(value) for value in values]
         if FLOATING in seen:
             continue

@@ -100,3 +100,27 @@ def test_cuda_result_types() -> None:
     assert cuda_result((True, 1), (True, 1)) == (True, 1)
     assert cuda_result((True, 1), (True, 2)) is None  # nvcc 12.4: more than one instance matches
     assert cuda_result((False, 1), (True, 2)) is None
+
+
+def test_long_arguments_and_macros_of_two_types(tmp_path: Path) -> None:
+    """A 3,000-term argument is not typed (its nesting would exceed Python's recursion limit: the
+    conversion must not stop); a macro that ``#if`` branches define with values of two types has
+    no known type, so its call with ``blockDim.x`` is reported, not cast."""
+    src = tmp_path / "src"
+    src.mkdir()
+    terms = " + ".join(["i"] * 3000)
+    (src / "deep.cu").write_text(
+        f"__global__ void sum(int* y, int i) {{ y[0] = min({terms}, blockDim.x); }}\n"
+        "#define N 1\n#if WIDE\n#define N 1u\n#endif\n"
+        "__global__ void pick(int* y) { y[0] = min(N, blockDim.x); }\n")
+    out = _port_tree(src, tmp_path / "out")
+    lines = (out / "deep.hip").read_text(encoding="utf-8").splitlines()
+    assert lines[-1] == "__global__ void pick(int* y) { y[0] = min(N, blockDim.x); }"
+    assert f"min({terms}, blockDim.x)" in lines[1]
+    report = json.loads((out / "hipport-report.json").read_text(encoding="utf-8"))
+    assert [(f["line"], f["rule_id"]) for f in report["findings"]] == [(6, "HP2054")]
+
+
+def _port_tree(src: Path, out: Path) -> Path:
+    convert_tree(src, out, ConvertOptions(jobs=1))
+    return out
