@@ -356,6 +356,16 @@ class Declarations:
         function = self._functions.of(use)
         return (function != -1 and by_function.get(function)) or by_function.get(-1, set())
 
+    def in_member(self, name: bytes, use) -> set[tuple[str, int]]:
+        """As :meth:`of` for a ``use`` inside a member function (:func:`_in_member_function`),
+        in C++'s order: the function's own declarations, then the class's members (the file's
+        structs' members of that name), then file scope."""
+        self._lookup(name)
+        by_function = self.variables.get(name) or {}
+        function = self._functions.of(use)
+        local = by_function.get(function) if function != -1 else None
+        return local or self.field(name) or by_function.get(-1, set())
+
     def field(self, name: bytes) -> set[tuple[str, int]]:
         """The (type, depth) of every member named ``name`` in the file's structs and classes."""
         self._lookup(name)
@@ -371,9 +381,7 @@ class Declarations:
     def integer(self, name: bytes, use) -> bool:
         """True when every declaration of variable ``name`` seen at ``use`` has an integer type,
         or, with none, when the file defines ``name`` once as an integer constant macro."""
-        entries = self.of(name, use)
-        if not entries and _in_member_function(use):  # a member named by itself
-            entries = self.field(name)
+        entries = self.in_member(name, use) if _in_member_function(use) else self.of(name, use)
         if not entries:
             return name in self.integer_macros
         return all(d == 0 and _INTEGER_WORDS.match(t) for t, d in entries)
@@ -387,7 +395,10 @@ def _in_member_function(node) -> bool:
         function = function.parent
     if function is None:
         return False
-    if function.parent is not None and function.parent.type == "field_declaration_list":
+    parent = function.parent
+    if parent is not None and parent.type == "template_declaration":
+        parent = parent.parent  # template <class T> size_t at() const {...} in the class
+    if parent is not None and parent.type == "field_declaration_list":
         return True
     declarator = function.child_by_field_name("declarator")
     while declarator is not None and declarator.type != "function_declarator":
@@ -421,9 +432,9 @@ class _Finder:
             return None
         kind = node.type
         if kind == "identifier":
-            declared = self.names.of(node.text, node)
-            if not declared and _in_member_function(node):  # a member named by itself (``this->`` implied)
-                declared = self.names.field(node.text)
+            # in a member function a member named by itself (``this->`` implied) hides a global
+            declared = (self.names.in_member(node.text, node) if _in_member_function(node)
+                        else self.names.of(node.text, node))
             return Declarations._only(declared, self.handles, depth)
         if kind == "field_expression":
             field = node.child_by_field_name("field")

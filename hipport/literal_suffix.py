@@ -10,8 +10,9 @@ rejects both: "string literal with user-defined suffix cannot be used here" for 
 macro. The port inserts the space, which means the same to every compiler.
 
 A suffix that can be a real user-defined literal keeps its place: ``s`` and ``sv`` (the standard
-library's string literals) and any suffix of an underscore and a lowercase letter or digit
-(``"{}"_json``), the form a program's own literal operators take.
+library's string literals) and any suffix of one underscore and a letter or digit
+(``"{}"_json``, ``"3"_Km``), the form a program's own literal operators take; a suffix of two
+underscores (``__global__``, ``__FILE__``) is never one.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from .parse import macro_body_non_code
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
 #: Suffixes that name user-defined literal operators: the standard string literals' and the
-#: programs' own (``_`` then a lowercase letter or digit).
-_REAL_SUFFIX = re.compile(rb"(?:s|sv|_[a-z0-9][A-Za-z0-9_]*)\Z")
+#: programs' own (one ``_``, then a letter or digit).
+_REAL_SUFFIX = re.compile(rb"(?:s|sv|_(?!_)[A-Za-z0-9_$]*)\Z")
 
 
 def analyze_literal_suffixes(ctx) -> None:

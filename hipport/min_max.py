@@ -32,9 +32,11 @@ import tree_sitter
 from .alternation import word_matches
 from .device_context import device_code
 from .edits import Edit
-from .overloads import _lookup, base_type
+from .overloads import _SCOPES, base_type
+from .parse import code_only
 
 _CALL = re.compile(rb"\b(?:min|max)(?=\s*\()")
+_WORD = re.compile(rb"\b(?:min|max)\b")
 
 #: Integer type spellings (after :func:`hipport.overloads.base_type`) -> (the type's one
 #: spelling, (signed, rank) of the type after the integer promotions: rank 1 ``int``, 2 ``long``,
@@ -69,7 +71,7 @@ FLOATING = "floating"  # a known type that is not an integer
 #: Arguments of more syntax nodes than this are not typed (a generated thousand-term sum would
 #: exceed Python's recursion limit; no hand-written min/max argument comes near it).
 _LARGEST_ARGUMENT = 400
-_OBJECT_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*([0-9][0-9A-Za-z']*)[ \t]*\)?[ \t]*(?://[^\n]*)?$",
+_OBJECT_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*([0-9][0-9A-Za-z']*)[ \t]*\)?[ \t]*\r?$",
                            re.M)
 
 
@@ -119,8 +121,9 @@ class _Typer:
 
     def __init__(self, source: bytes):
         self.macros: dict[bytes, tuple[bool, int] | str | None] = {}
+        self._scopes: dict[tuple[int, int], dict[bytes, list[tuple[int, str, int]]]] = {}
         if b"define" in source:
-            for match in _OBJECT_MACRO.finditer(source):
+            for match in _OBJECT_MACRO.finditer(code_only(source)):  # not a #define in a comment
                 found = literal_type(match.group(2).decode("ascii", "replace"))
                 # defined twice (``#if`` branches) with values of other types: unknown
                 self.macros[match.group(1)] = found if self.macros.get(match.group(1), found) == found else None
@@ -133,15 +136,32 @@ class _Typer:
         if kind == "number_literal":
             found = literal_type(node.text.decode("ascii", "replace"))
             return found if found in (None, FLOATING) else (_SPELLING[found], found)
-        if kind == "char_literal" or kind in ("true", "false"):
-            return ("int", (True, 1))
+        if kind in ("true", "false"):
+            return ("bool", (True, 1))
+        if kind == "char_literal":
+            prefix = node.text[:1]
+            return {b"U": ("char32_t", (False, 1)), b"u": ("char16_t", (True, 1)),
+                    b"L": ("wchar_t", (True, 1))}.get(prefix, ("char", (True, 1)))
         if kind == "identifier":
             name = node.text
             if name in self.macros:
                 found = self.macros[name]
                 return found if found in (None, FLOATING) else (_SPELLING[found], found)
-            declared = _lookup(node, name)
-            return self._named(base_type(declared)) if declared else None
+            declared = self.lookup(node, name)
+            if declared is None or declared[1]:
+                return None  # not declared here, or a pointer or array
+            return self._named(base_type(declared[0]))
+        if kind in ("pointer_expression", "subscript_expression"):  # *p, p[i] of a T *p or T p[n]
+            operator = node.child_by_field_name("operator")
+            if kind == "pointer_expression" and (operator is None or operator.type != "*"):
+                return None
+            target = node.child_by_field_name("argument")
+            while target is not None and target.type == "parenthesized_expression" and target.named_child_count == 1:
+                target = target.named_children[0]
+            if target is None or target.type != "identifier" or target.text in self.macros:
+                return None
+            declared = self.lookup(target, target.text)
+            return self._named(base_type(declared[0])) if declared is not None and declared[1] == 1 else None
         if kind == "field_expression":
             argument, field = node.child_by_field_name("argument"), node.child_by_field_name("field")
             if argument is not None and argument.type == "identifier" and argument.text in _INDEX_VARIABLES \
@@ -171,7 +191,7 @@ class _Typer:
         if kind == "unary_expression":
             operator = node.child_by_field_name("operator")
             if operator is not None and operator.type == "!":
-                return ("int", (True, 1))
+                return ("bool", (True, 1))
             operand = node.child_by_field_name("argument")
             found = self.raw(operand) if operand is not None else None
             return found if found in (None, FLOATING) else (_SPELLING[found[1]], found[1])
@@ -179,7 +199,7 @@ class _Typer:
             operator = node.child_by_field_name("operator")
             operator = operator.type if operator is not None else ""
             if operator in ("==", "!=", "<", ">", "<=", ">=", "&&", "||"):
-                return ("int", (True, 1))
+                return ("bool", (True, 1))
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if left is None or right is None:
                 return None
@@ -208,6 +228,55 @@ class _Typer:
             return (_SPELLING[common], common)
         return None
 
+    def lookup(self, use: tree_sitter.Node, name: bytes) -> "tuple[str, int] | None":
+        """(type text, its pointer and array levels: :func:`_declared`) of the declaration of variable
+        ``name`` seen at ``use``: the nearest one before it in an enclosing block, a parameter
+        of the enclosing lambda or function, or at file scope (as
+        :func:`hipport.overloads._lookup`, with each scope's declarations read once: a function
+        of thousands of calls would otherwise read its block again for each)."""
+        child, scope = use, use.parent
+        while scope is not None:
+            kind = scope.type
+            if kind in ("lambda_expression", "function_definition"):
+                declarator = scope.child_by_field_name("declarator")
+                while declarator is not None and kind == "function_definition" \
+                        and declarator.type != "function_declarator":
+                    declarator = declarator.child_by_field_name("declarator")
+                parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+                found = self._declared_in(parameters, name, None) if parameters is not None else None
+                if found is not None:
+                    return found
+            elif kind in _SCOPES:
+                found = self._declared_in(scope, name, None if kind == "translation_unit" else child.start_byte)
+                if found is not None:
+                    return found
+            child, scope = scope, scope.parent
+        return None
+
+    def _declared_in(self, scope: tree_sitter.Node, name: bytes, before: "int | None"):
+        key = (scope.start_byte, scope.end_byte)
+        table = self._scopes.get(key)
+        if table is None:
+            table = self._scopes[key] = {}
+            for declaration in scope.named_children:
+                if declaration.type not in ("declaration", "parameter_declaration"):
+                    continue
+                type_node = declaration.child_by_field_name("type")
+                if type_node is None:
+                    continue
+                for declarator in declaration.children_by_field_name("declarator"):
+                    declared, indirect = _declared(declarator)
+                    if declared is not None:
+                        table.setdefault(declared, []).append(
+                            (declaration.start_byte, type_node.text.decode("utf-8", "replace"), indirect))
+        entries = table.get(name)
+        if not entries:
+            return None
+        if before is None:
+            return entries[0][1:]
+        earlier = [e for e in entries if e[0] < before]
+        return earlier[-1][1:] if earlier else None
+
     def mentions(self, node: tree_sitter.Node, spelling: str) -> bool:
         """True when ``node`` or an expression inside it has the type ``spelling`` (one of
         :data:`_SPELLING`'s): an argument such as ``(size_t)BLOCK * ITEMS`` is then probably of
@@ -228,6 +297,56 @@ class _Typer:
         if name in ("float", "double", "half", "__half", "long double"):
             return FLOATING
         return None
+
+
+def _declared(declarator: "tree_sitter.Node | None") -> "tuple[bytes | None, int]":
+    """(the identifier a declarator declares, how many pointer and array declarators are on the
+    way to it: 1 for ``*p`` and ``s[32]``, 2 for ``**p``; a function's is 99); a reference
+    (``&r``) is its type."""
+    indirect = 0
+    while declarator is not None:
+        if declarator.type in ("identifier", "field_identifier"):
+            return declarator.text, indirect
+        if declarator.type in ("pointer_declarator", "array_declarator"):
+            indirect += 1
+        elif declarator.type == "function_declarator":
+            indirect += 99
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None:
+            inner = next((c for c in declarator.named_children if c.type.endswith("declarator")
+                          or c.type == "identifier"), None)
+        declarator = inner
+    return None, indirect
+
+
+#: Node types an occurrence of ``min``/``max`` may have without declaring one of its own:
+#: text that is not code, and a member's use (``obj.min``).
+_NOT_DECLARATIONS = frozenset({"comment", "string_literal", "string_content", "raw_string_literal", "char_literal",
+                               "preproc_arg", "system_lib_string"})
+
+
+def declared_names(ctx, pattern: re.Pattern[bytes]) -> set[bytes]:
+    """The names ``pattern`` matches that the file gives a meaning of its own: every occurrence
+    that is not an unqualified call's function (``min(a, b)``), a qualified name (``std::min``),
+    a member's use (``obj.min(...)``) or text outside code: a function, method, macro, variable,
+    lambda or parameter of that name, whose call then is not the library's."""
+    own: set[bytes] = set()
+    for match in word_matches(pattern, ctx.source):
+        if match.group() in own:
+            continue
+        node = ctx.node_at(*match.span())
+        parent = node.parent
+        if node.type in _NOT_DECLARATIONS or parent is None or parent.type in _NOT_DECLARATIONS:
+            continue
+        if node.type == "identifier" and parent.type == "call_expression" \
+                and parent.child_by_field_name("function") == node:
+            continue
+        if parent.type == "qualified_identifier" and parent.child_by_field_name("name") == node:
+            continue  # std::min, ::min: another function, or CUDA's by its full name
+        if node.type == "field_identifier" and parent.type == "field_expression":
+            continue
+        own.add(match.group())
+    return own
 
 
 def cuda_result(left: tuple[bool, int], right: tuple[bool, int]) -> "tuple[bool, int] | None":
@@ -252,14 +371,10 @@ def analyze_min_max(ctx) -> None:
     source = ctx.source
     if b"min" not in source and b"max" not in source:
         return
-    calls, own = [], set()
-    for match in word_matches(_CALL, source):
-        node = ctx.node_at(*match.span())
-        if node.type == "identifier" and node.parent is not None and node.parent.type == "function_declarator":
-            own.add(node.text)  # the file declares its own min or max: its overloads decide
-        calls.append(node)
-    if re.search(rb"#[ \t]*define[ \t]+(?:min|max)\b", source):
-        own |= {m.group(1) for m in re.finditer(rb"#[ \t]*define[ \t]+(min|max)\b", source)}
+    calls = [ctx.node_at(*match.span()) for match in word_matches(_CALL, source)]
+    if not calls:
+        return
+    own = declared_names(ctx, _WORD)  # the file's own min/max (a method, macro, lambda...): not CUDA's
     typer = None
     for node in calls:
         if node.text in own:

@@ -5,6 +5,7 @@ tests/fixtures/handle_types/handles.cpp, written for these tests."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -462,3 +463,19 @@ def test_member_named_by_itself_in_member_functions(toolchain, tmp_path, fix):
             toolchain.compile_amd(ported, tmp_path / "amd.o", ["gfx90a"], ["-fsyntax-only"])
         assert [line.split("vector.cpp:")[1].split(": error:")[0] for line in failed.value.stderr.splitlines()
                 if ": error: " in line] == ["6:67", "12:42"]
+
+
+def test_member_hides_a_global_and_template_members_are_members(tmp_path):
+    """In a member function a member named by itself hides a global of that name (``base`` is
+    the size_t member, not the CUdeviceptr global); a member function template is a member
+    function (its ``ptr + sizeof(T)`` is the handle member's)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "vec.cpp").write_text(
+        "#include <cuda.h>\n#include <cstddef>\nCUdeviceptr base;\n"
+        "struct Vec {\n  CUdeviceptr ptr;\n  size_t base;\n"
+        "  size_t fine() const { return base + 4; }\n"
+        "  template <class T> size_t at() const { return ptr + sizeof(T); }\n};\n")
+    convert_tree(src, tmp_path / "out", ConvertOptions(jobs=1))
+    report = json.loads((tmp_path / "out" / "hipport-report.json").read_text())
+    assert [(f["line"], f["rule_id"]) for f in report["findings"]] == [(8, "HP1216")]

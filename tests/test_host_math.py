@@ -58,3 +58,14 @@ def test_a_function_of_the_tree_headers_is_the_projects_own(tmp_path: Path) -> N
     convert_tree(src, tmp_path / "out", ConvertOptions(jobs=1))
     report = json.loads((tmp_path / "out" / "hipport-report.json").read_text(encoding="utf-8"))
     assert [(f["path"], f["line"], f["rule_id"]) for f in report["findings"]] == [("alone.cu", 2, "HP2055")]
+
+
+def test_names_the_program_gives_its_own_meaning_are_not_reported(tmp_path: Path) -> None:
+    """No report for a macro, a static member, a lambda, a function-pointer parameter, a
+    namespace's function, an #ifdef __CUDA_ARCH__ branch or a device lambda (not_hips.cpp, whose
+    last function's normcdf the file's own member of that name also hides), nor for names a tree
+    header defines, declares or #defines (a.cpp with m.h: noexcept, trailing return type,
+    prototype, macro, default arguments); an include guard is no device branch (guarded.h)."""
+    convert_tree(FIXTURES / "trial_classes" / "host_math_headers", tmp_path / "out", ConvertOptions(jobs=1))
+    report = json.loads((tmp_path / "out" / "hipport-report.json").read_text(encoding="utf-8"))
+    assert [(f["path"], f["line"]) for f in report["findings"] if f["rule_id"] == "HP2055"] == [("guarded.h", 4)]

@@ -49,8 +49,8 @@ def test_mixed_arguments_are_cast_to_cudas_type(tmp_path: Path, fix: bool) -> No
     report = json.loads((out / "hipport-report.json").read_text(encoding="utf-8"))
     assert [f"{f['path']}:{line}" for f, line in zip(report["findings"], findings_lines(report))] == [
         "mixed.cu:25:7 HP2054 warning min of LAST and an argument of type unsigned int in device code: hipport "
-        "cannot read the type of LAST; if it is an integer of another type (int), CUDA's min converts both to one "
-        "integer type (unsigned int for int and unsigned int) and HIP's returns a double"]
+        "cannot read the type of LAST; if it is an integer of another type, CUDA's min converts both to one "
+        "integer type (the unsigned one for a signed and an unsigned integer of one size) and HIP's returns a double"]
 
 
 def test_original_compiles_with_nvcc_and_port_for_amd_but_not_without_the_casts(tmp_path: Path, toolchain) -> None:
@@ -124,3 +124,50 @@ def test_long_arguments_and_macros_of_two_types(tmp_path: Path) -> None:
 def _port_tree(src: Path, out: Path) -> Path:
     convert_tree(src, out, ConvertOptions(jobs=1))
     return out
+
+
+NOT_CUDAS = """struct Pair { __device__ long min(long a, long b) const { return a < b ? a : b; }
+              __device__ long go(int x, unsigned y) const { return min(x, y); } };
+"""
+LAMBDA = """__global__ void k(long *out, int x, unsigned y) {
+  auto max = [] __device__ (long a, long b) { return a > b ? a : b; };
+  out[0] = max(x, y);
+}
+"""
+TYPES = """/*
+#define n 0u
+*/
+#define WIDTH 10{CR}
+__global__ void k(long *o, int x, int n, unsigned u, const unsigned long *p, const unsigned long *q, long l,
+                  const int *v) {
+  o[0] = min(x, n);
+  o[1] = min(p - q, l);
+  o[2] = min(x < 3, x);
+  o[3] = min('a', x);
+  o[4] = min(*v, u);
+  o[5] = min(WIDTH, u);
+}
+"""
+
+
+def test_calls_that_are_not_cudas_min_and_the_types_read(tmp_path: Path) -> None:
+    """A file whose own min/max is a member or a lambda keeps its calls (the cast would change
+    the callee's argument); pointers are not their pointee type (p - q is a ptrdiff_t), a
+    #define in a comment is none, bool and char differ from int (HIP's two-type template takes
+    them), *v of an int *v is an int, and a macro line ending in CR LF is read."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "pair.cu").write_text(NOT_CUDAS)
+    (src / "lambda.cu").write_text(LAMBDA)
+    (src / "types.cu").write_bytes(TYPES.replace("{CR}", "\r").encode())
+    out = _port_tree(src, tmp_path / "out")
+    assert (out / "pair.hip").read_text().splitlines()[-1].endswith("{ return min(x, y); } };")
+    assert (out / "lambda.hip").read_text().splitlines()[-2] == "  out[0] = max(x, y);"
+    assert [line.rstrip("\r") for line in (out / "types.hip").read_text().splitlines()[-7:-1]] == [
+        "  o[0] = min(x, n);",
+        "  o[1] = min(p - q, l);",
+        "  o[2] = min((int)(x < 3), x);",
+        "  o[3] = min((int)('a'), x);",
+        "  o[4] = min((unsigned int)(*v), u);",
+        "  o[5] = min((unsigned int)(WIDTH), u);",
+    ]
