@@ -32,7 +32,7 @@ import tree_sitter
 from .alternation import word_matches
 from .device_context import device_code
 from .edits import Edit
-from .overloads import _SCOPES, base_type
+from .overloads import _SCOPES, base_type, scope_parameters
 from .parse import code_only
 
 _CALL = re.compile(rb"\b(?:min|max)(?=\s*\()")
@@ -238,11 +238,7 @@ class _Typer:
         while scope is not None:
             kind = scope.type
             if kind in ("lambda_expression", "function_definition"):
-                declarator = scope.child_by_field_name("declarator")
-                while declarator is not None and kind == "function_definition" \
-                        and declarator.type != "function_declarator":
-                    declarator = declarator.child_by_field_name("declarator")
-                parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+                parameters = scope_parameters(scope)
                 found = self._declared_in(parameters, name, None) if parameters is not None else None
                 if found is not None:
                     return found

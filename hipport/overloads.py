@@ -101,24 +101,22 @@ def _declaration_type(declaration: "tree_sitter.Node", name: bytes) -> str | Non
     return None
 
 
+def scope_parameters(scope: "tree_sitter.Node") -> "tree_sitter.Node | None":
+    """The parameter list of a ``lambda_expression`` or ``function_definition`` node, or None."""
+    declarator = scope.child_by_field_name("declarator")
+    while declarator is not None and scope.type == "function_definition" and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    return declarator.child_by_field_name("parameters") if declarator is not None else None
+
+
 def _lookup(node: "tree_sitter.Node", name: bytes) -> str | None:
     """The declared type of the variable ``name`` used at ``node``: the nearest declaration
     before it in an enclosing block, a parameter of the enclosing lambda or function, or at file
     scope."""
     child, scope = node, node.parent
     while scope is not None:
-        if scope.type == "lambda_expression":
-            declarator = scope.child_by_field_name("declarator")
-            parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
-            for parameter in parameters.named_children if parameters is not None else ():
-                found = _declaration_type(parameter, name)
-                if found:
-                    return found
-        elif scope.type == "function_definition":
-            declarator = scope.child_by_field_name("declarator")
-            while declarator is not None and declarator.type != "function_declarator":
-                declarator = declarator.child_by_field_name("declarator")
-            parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+        if scope.type in ("lambda_expression", "function_definition"):
+            parameters = scope_parameters(scope)
             for parameter in parameters.named_children if parameters is not None else ():
                 found = _declaration_type(parameter, name)
                 if found:
